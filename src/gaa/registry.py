@@ -1,0 +1,113 @@
+"""Named registries of plugin-provided items.
+
+Every item is registered by a plugin under a short name and is known by its full name
+``plugin/name``. Lookups accept the full name, or the short name when exactly one plugin
+registered it. A clash names every plugin involved; an unknown name suggests the closest.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from gaa.errors import PluginError, RegistryError
+
+T = TypeVar("T")
+
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+
+
+@dataclass(frozen=True)
+class Registered(Generic[T]):
+    """One registered item and where it came from."""
+
+    name: str
+    plugin: str
+    item: T
+    description: str = ""
+    distribution: str | None = None
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.plugin}/{self.name}"
+
+
+@dataclass
+class Registry(Generic[T]):
+    """Items of one kind (doctors, cases, ...) keyed by ``plugin/name``."""
+
+    kind: str
+    _entries: dict[str, Registered[T]] = field(default_factory=dict)
+
+    def add(
+        self,
+        name: str,
+        item: T,
+        *,
+        plugin: str,
+        description: str = "",
+        distribution: str | None = None,
+    ) -> Registered[T]:
+        """Register ``item``; a plugin registering the same name twice is an error."""
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise PluginError(
+                f"Plugin '{plugin}' registered a {self.kind} with invalid name {name!r}: "
+                "names are lowercase letters, digits, '_', '-' or '.', "
+                "starting with a letter or digit"
+            )
+        entry = Registered(name, plugin, item, description, distribution)
+        if entry.full_name in self._entries:
+            raise PluginError(f"Plugin '{plugin}' registered the {self.kind} '{name}' twice")
+        self._entries[entry.full_name] = entry
+        return entry
+
+    def get(self, name: str) -> Registered[T]:
+        """Resolve a full ``plugin/name`` or a unique short name."""
+        if name in self._entries:
+            return self._entries[name]
+        if "/" not in name:
+            matches = [e for e in self._entries.values() if e.name == name]
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                options = ", ".join(sorted(e.full_name for e in matches))
+                plugins = " and ".join(sorted(e.plugin for e in matches))
+                raise RegistryError(
+                    f"The {self.kind} name '{name}' is registered by plugins {plugins}: "
+                    f"use one of {options}"
+                )
+        raise RegistryError(self._unknown_message(name))
+
+    def _unknown_message(self, name: str) -> str:
+        candidates = sorted(set(self._entries) | {e.name for e in self._entries.values()})
+        message = f"Unknown {self.kind} '{name}'."
+        close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
+        if close:
+            message += f" Did you mean '{close[0]}'?"
+        if self._entries:
+            message += f" Registered: {', '.join(sorted(self._entries))}."
+        else:
+            message += f" No {self.kind} is registered."
+        return message
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            self.get(name)
+        except RegistryError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[Registered[T]]:
+        return iter(self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def names(self) -> list[str]:
+        """Full names in registration order."""
+        return list(self._entries)
