@@ -1,0 +1,162 @@
+"""Persona ids, selection patterns and the prompt files behind each persona.
+
+A persona id is ``MBTI_G_CASE`` (``INTJ_M_PNEUMO``) or the gender-free ``MBTI_CASE``
+(``INTJ_PNEUMO``). A selection is a list of ids and patterns: ``all``, or shell-style globs over
+the gendered ids of the selected cases (``INTJ_*``, ``*_F_LUNG``). The default case selection is
+the two built-in cases, so ``all`` is the benchmark's 64 personas whatever plugins add; other
+cases are selected by name, or by an explicit id that uses their code. Invalid input is an error
+that lists the valid forms: nothing is ever replaced by a default.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from collections.abc import Iterable, Sequence
+
+from gaa._builtins.cases import BUILTIN_CASES
+from gaa._resources import read_prompt
+from gaa.errors import PersonaError, RegistryError
+from gaa.models import MBTI_TYPES, Gender, MedicalCase, PatientPersona
+from gaa.plugins import Catalogue, catalogue
+
+GENDER_CODES: dict[str, Gender] = {"M": "male", "F": "female"}
+DEFAULT_CASES: tuple[str, ...] = BUILTIN_CASES
+ALL = "all"
+_GLOB_CHARS = frozenset("*?[")
+
+ID_FORMS = (
+    "MBTI_G_CASE (e.g. INTJ_M_PNEUMO), MBTI_CASE without gender (e.g. INTJ_PNEUMO), "
+    "'all', or a pattern such as INTJ_* or *_F_LUNG"
+)
+
+
+def split_selection(selection: str | Iterable[str] | None) -> list[str]:
+    """Normalise a ``-T`` value: a comma-separated string or a list (Inspect makes either)."""
+    if selection is None:
+        return []
+    items = [selection] if isinstance(selection, str) else list(selection)
+    return [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+
+
+def resolve_cases(
+    cases: str | Iterable[str] | None, registry: Catalogue | None = None
+) -> list[MedicalCase]:
+    """The cases a selection ranges over: the built-ins by default, ``all``, or names."""
+    registry = registry or catalogue()
+    names = split_selection(cases) or list(DEFAULT_CASES)
+    if names == [ALL]:
+        return [entry.item for entry in registry.cases]
+    resolved: list[MedicalCase] = []
+    for name in names:
+        try:
+            case = registry.cases.get(name).item
+        except RegistryError as exc:
+            raise PersonaError(str(exc)) from None
+        if case not in resolved:
+            resolved.append(case)
+    return resolved
+
+
+def persona_age(persona_id: str, case: MedicalCase) -> int:
+    """A stable age within the case's range, derived from the persona id (same id, same age)."""
+    low, high = case.age_range
+    digest = hashlib.sha256(persona_id.encode("utf-8")).digest()
+    return low + int.from_bytes(digest[:4], "big") % (high - low + 1)
+
+
+def make_persona(mbti: str, gender: Gender | None, case: MedicalCase) -> PatientPersona:
+    code = next((k for k, v in GENDER_CODES.items() if v == gender), None)
+    persona_id = "_".join(part for part in (mbti, code, case.code) if part)
+    return PatientPersona(
+        persona_id=persona_id,
+        mbti_type=mbti,
+        gender=gender,
+        medical_case=case.case_id,
+        age=persona_age(persona_id, case),
+    )
+
+
+def all_personas(cases: Sequence[MedicalCase]) -> list[PatientPersona]:
+    """Every gendered persona of ``cases``: case by case, MBTI in canonical order, M before F."""
+    return [
+        make_persona(mbti, gender, case)
+        for case in cases
+        for mbti in MBTI_TYPES
+        for gender in GENDER_CODES.values()
+    ]
+
+
+def parse_persona_id(persona_id: str, registry: Catalogue | None = None) -> PatientPersona:
+    """Parse one explicit id; its case code may be any registered case's."""
+    registry = registry or catalogue()
+    parts = persona_id.strip().upper().split("_")
+    if len(parts) not in (2, 3) or not all(parts):
+        raise PersonaError(f"Invalid persona id '{persona_id}': expected {ID_FORMS}")
+    mbti, code = parts[0], parts[-1]
+    if mbti not in MBTI_TYPES:
+        raise PersonaError(
+            f"Invalid persona id '{persona_id}': '{mbti}' is not an MBTI type; "
+            f"valid types: {', '.join(MBTI_TYPES)}"
+        )
+    gender: Gender | None = None
+    if len(parts) == 3:
+        if parts[1] not in GENDER_CODES:
+            valid = ", ".join(f"{k} ({v})" for k, v in GENDER_CODES.items())
+            raise PersonaError(
+                f"Invalid persona id '{persona_id}': '{parts[1]}' is not a gender code; "
+                f"valid genders: {valid}, or leave it out (e.g. {mbti}_{code})"
+            )
+        gender = GENDER_CODES[parts[1]]
+    entry = registry.case_by_code(code)
+    if entry is None:
+        codes = ", ".join(f"{e.item.code} ({e.full_name})" for e in registry.cases)
+        raise PersonaError(
+            f"Invalid persona id '{persona_id}': '{code}' is not a case code; "
+            f"valid case codes: {codes or 'none registered'}"
+        )
+    return make_persona(mbti, gender, entry.item)
+
+
+def select_personas(
+    selection: str | Iterable[str] | None = ALL,
+    cases: str | Iterable[str] | None = None,
+    registry: Catalogue | None = None,
+) -> list[PatientPersona]:
+    """Resolve ids and patterns to personas, in the order given, without duplicates."""
+    registry = registry or catalogue()
+    items = split_selection(selection) or [ALL]
+    universe = all_personas(resolve_cases(cases, registry))
+    selected: dict[str, PatientPersona] = {}
+    for item in items:
+        if item.lower() == ALL:
+            matches = universe
+        elif _GLOB_CHARS & set(item):
+            pattern = item.upper()
+            matches = [p for p in universe if fnmatch.fnmatchcase(p.persona_id, pattern)]
+            if not matches:
+                case_names = ", ".join(case.case_id for case in resolve_cases(cases, registry))
+                raise PersonaError(
+                    f"Persona pattern '{item}' matches no persona of the selected cases "
+                    f"({case_names}); ids look like INTJ_M_PNEUMO. Select other cases by name "
+                    f"with cases=..., or write {ID_FORMS}"
+                )
+        else:
+            matches = [parse_persona_id(item, registry)]
+        for persona in matches:
+            selected.setdefault(persona.persona_id, persona)
+    return list(selected.values())
+
+
+def mbti_prompt(mbti: str) -> str:
+    """The behavioural brief for playing a patient of this MBTI type."""
+    if mbti not in MBTI_TYPES:
+        raise PersonaError(f"'{mbti}' is not an MBTI type; valid types: {', '.join(MBTI_TYPES)}")
+    return read_prompt("mbti", f"{mbti.lower()}.txt")
+
+
+def gender_prompt(gender: Gender) -> str:
+    """Life circumstances that shape a patient's concerns, for this gender."""
+    if gender not in GENDER_CODES.values():
+        raise PersonaError(f"'{gender}' is not a gender; valid: {', '.join(GENDER_CODES.values())}")
+    return read_prompt("gender", f"{gender}.txt")
