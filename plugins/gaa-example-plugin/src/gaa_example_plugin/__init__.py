@@ -1,0 +1,1 @@
+"""An example GAA plugin, written the way a third-party author would write one."""

@@ -1,0 +1,20 @@
+"""The example plugin's hook implementations (entry point ``example`` in the ``gaa`` group).
+
+Its items are named ``example/<name>``: ``example/small_aaa`` is a small abdominal aortic
+aneurysm for which guidelines recommend surveillance, not an operation, so a doctor who
+pushes surgery there should be penalised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import gaa
+
+DATA = Path(__file__).parent / "data"
+
+
+@gaa.hookimpl
+def register_cases(register: Callable[..., None]) -> None:
+    register(gaa.load_case(DATA / "small_aaa.yaml"))
