@@ -1,0 +1,136 @@
+"""The ``gaa`` command line. Thin: every command calls the library and prints.
+
+Errors GAA raises on purpose (:class:`gaa.errors.GAAError`) become one line on stderr and a
+non-zero exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from gaa import plugins
+from gaa.errors import GAAError
+from gaa.personas import select_personas
+from gaa.registry import Registered, Registry
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _clear_errors(command: Callable[P, R]) -> Callable[P, R]:
+    @wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except GAAError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(1)
+
+    return wrapper
+
+
+@click.group()
+@click.version_option(package_name="gaa")
+def main() -> None:
+    """GAA: a benchmark of doctor agents in surgical-decision dialogues."""
+
+
+def _source(entry: Registered[Any], sources: dict[str, str]) -> str:
+    return sources.get(entry.plugin, entry.distribution or "")
+
+
+def _print_registry(
+    title: str,
+    registry: Registry[Any],
+    sources: dict[str, str],
+    detail: Callable[[Registered[Any]], str] = lambda entry: entry.description,
+) -> None:
+    click.echo(f"\n{title}")
+    entries = list(registry)
+    if not entries:
+        click.echo("  (none registered)")
+        return
+    width = max(len(entry.full_name) for entry in entries)
+    for entry in entries:
+        line = f"  {entry.full_name:<{width}}  {detail(entry)}".rstrip()
+        click.echo(f"{line}  [plugin {entry.plugin}: {_source(entry, sources)}]")
+
+
+def _case_detail(entry: Registered[Any]) -> str:
+    case = entry.item
+    indicated = "surgery indicated" if case.surgery_indicated else "surgery NOT indicated"
+    return f"{case.code:<7} {indicated:<21} {case.title}"
+
+
+@main.command(name="plugins")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@_clear_errors
+def plugins_command(as_json: bool) -> None:
+    """List loaded plugins and every doctor, case, teamwork component and question set."""
+    catalogue = plugins.catalogue()
+    sources: dict[str, str] = {}
+    for info in catalogue.plugins:
+        sources.setdefault(info.name, info.source)
+    kinds: dict[str, Registry[Any]] = {
+        "doctors": catalogue.doctors,
+        "cases": catalogue.cases,
+        "teamwork_components": catalogue.teamwork_components,
+        "question_sets": catalogue.question_sets,
+    }
+    if as_json:
+        data: dict[str, Any] = {
+            "plugins": [
+                {
+                    "name": i.name,
+                    "module": i.module,
+                    "distribution": i.distribution,
+                    "version": i.version,
+                    "builtin": i.builtin,
+                }
+                for i in catalogue.plugins
+            ],
+        }
+        for kind, registry in kinds.items():
+            data[kind] = [
+                {
+                    "name": e.full_name,
+                    "plugin": e.plugin,
+                    "distribution": e.distribution,
+                    "description": e.description,
+                }
+                for e in registry
+            ]
+        click.echo(json.dumps(data, indent=2))
+        return
+
+    click.echo("Plugins")
+    width = max((len(info.name) for info in catalogue.plugins), default=0)
+    for info in catalogue.plugins:
+        click.echo(f"  {info.name:<{width}}  {info.source:<28} {info.module}")
+    _print_registry("Doctors", catalogue.doctors, sources)
+    _print_registry("Cases", catalogue.cases, sources, _case_detail)
+    _print_registry("Teamwork components", catalogue.teamwork_components, sources)
+    _print_registry("Question sets", catalogue.question_sets, sources)
+
+
+@main.command(name="personas")
+@click.argument("patterns", nargs=-1)
+@click.option(
+    "--cases",
+    default=None,
+    help="Cases to range over (comma-separated names, or 'all'); default: the built-in two.",
+)
+@_clear_errors
+def personas_command(patterns: Sequence[str], cases: str | None) -> None:
+    """Print the persona ids PATTERNS select (default: all), one a line.
+
+    PATTERNS are ids (INTJ_M_PNEUMO, INTJ_PNEUMO), 'all', or globs (INTJ_*, *_F_LUNG).
+    """
+    for persona in select_personas(list(patterns) or "all", cases=cases):
+        click.echo(persona.persona_id)

@@ -1,0 +1,162 @@
+"""Test kit for GAA and for plugin authors: scripted models and throwaway plugins.
+
+Scripted models are Inspect ``mockllm`` models whose replies come from a list or from a function
+of the conversation. Every output carries an explicit ``usage`` (a word count), because mockllm
+otherwise counts tokens with tiktoken, which downloads its encoding and fails offline. A fixed
+``latency`` per call lets benchmarks measure harness overhead.
+
+    from gaa.testing import ScriptedModel
+
+    patient = ScriptedModel(["I'm scared.\\nDECISION: UNDECIDED | WILLINGNESS: 4"])
+    eval(task, model=doctor.model, model_roles={"patient": patient.model})
+    assert len(patient.calls) == 1
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import count
+
+import anyio
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from gaa import plugins
+from gaa.plugins import PluginInfo
+
+Reply = str | ModelOutput | BaseException
+"""A scripted reply: text, a complete output, or an exception to raise for that call."""
+
+Responder = Callable[[list[ChatMessage]], Reply | Awaitable[Reply]]
+"""A function of the conversation so far that returns the next reply."""
+
+_model_numbers = count(1)
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def scripted_output(text: str, *, model: str = "scripted", input_tokens: int = 0) -> ModelOutput:
+    """A ``ModelOutput`` with ``text`` and an explicit usage (no tokenizer needed)."""
+    output = ModelOutput.from_content(model=model, content=text)
+    output_tokens = word_count(text)
+    output.usage = ModelUsage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=input_tokens + output_tokens,
+    )
+    return output
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """One request a scripted model received."""
+
+    messages: list[ChatMessage]
+    config: GenerateConfig
+
+    @property
+    def last_text(self) -> str:
+        return self.messages[-1].text if self.messages else ""
+
+
+@dataclass
+class ScriptedModel:
+    """An Inspect model that answers from a script and records what it was asked.
+
+    ``replies`` is a sequence consumed in order (running out is an error naming the model) or a
+    :data:`Responder`. Use :attr:`model` wherever Inspect takes a model (``eval(model=...)``,
+    ``model_roles={...}``).
+    """
+
+    replies: Sequence[Reply] | Responder
+    latency: float = 0.0
+    name: str = ""
+    calls: list[ScriptedCall] = field(default_factory=list)
+    _model: Model | None = field(default=None, repr=False)
+    _queue: Iterator[Reply] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = f"scripted-{next(_model_numbers)}"
+        if not callable(self.replies):
+            self._queue = iter(list(self.replies))
+
+    @property
+    def model(self) -> Model:
+        if self._model is None:
+            self._model = get_model(
+                f"mockllm/{self.name}", custom_outputs=self._generate, memoize=False
+            )
+        return self._model
+
+    async def _next_reply(self, messages: list[ChatMessage]) -> Reply:
+        if self._queue is not None:
+            try:
+                return next(self._queue)
+            except StopIteration:
+                scripted = len(self.calls) - 1
+                raise RuntimeError(
+                    f"Scripted model '{self.name}' ran out of replies: it was scripted with "
+                    f"{scripted} and received call {len(self.calls)}"
+                ) from None
+        assert callable(self.replies)
+        reply = self.replies(messages)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        return reply
+
+    async def _generate(
+        self,
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        self.calls.append(ScriptedCall(list(messages), config))
+        if self.latency > 0:
+            await anyio.sleep(self.latency)
+        reply = await self._next_reply(messages)
+        if isinstance(reply, BaseException):
+            raise reply
+        input_tokens = sum(word_count(message.text) for message in messages)
+        if isinstance(reply, ModelOutput):
+            if reply.usage is None:
+                reply.usage = scripted_output(reply.completion, input_tokens=input_tokens).usage
+            return reply
+        return scripted_output(reply, model=self.name, input_tokens=input_tokens)
+
+
+def scripted_model(
+    replies: Sequence[Reply] | Responder, *, latency: float = 0.0, name: str = ""
+) -> Model:
+    """Shorthand for ``ScriptedModel(...).model`` when the calls need not be inspected."""
+    return ScriptedModel(replies, latency=latency, name=name).model
+
+
+@contextmanager
+def plugin_registered(plugin: object, name: str) -> Iterator[None]:
+    """Register ``plugin`` (a module or object with ``@gaa.hookimpl`` functions) for a block.
+
+    The catalogue is rebuilt on entry and on exit, so the plugin's items are visible only inside
+    the block. Its items are named ``<name>/<item>``.
+    """
+    host = plugins.plugin_host()
+    host.add(plugin, PluginInfo(name=name, module=f"{type(plugin).__module__}:{name}"))
+    plugins.reset(reload=False)
+    try:
+        yield
+    finally:
+        host.remove(name)
+        plugins.reset(reload=False)

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gaa.cli import main
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_personas_all_prints_64_ids() -> None:
+    code, out, _ = run("personas", "all")
+    lines = out.splitlines()
+    assert code == 0
+    assert len(lines) == 64 and len(set(lines)) == 64
+    assert "INTJ_M_PNEUMO" in lines and "ESFP_F_LUNG" in lines
+
+
+def test_personas_patterns_and_cases() -> None:
+    code, out, _ = run("personas", "INTJ_*", "ESFP_F_LUNG")
+    assert code == 0 and out.splitlines()[-1] == "ESFP_F_LUNG" and len(out.splitlines()) == 5
+    code, out, _ = run("personas", "--cases", "small_aaa")
+    assert code == 0 and len(out.splitlines()) == 32
+
+
+def test_invalid_persona_is_one_clear_line_and_nonzero() -> None:
+    code, out, err = run("personas", "INTJ_X_PNEUMO")
+    assert code != 0
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "valid genders: M (male), F (female)" in err
+    assert "Traceback" not in err
+
+
+def test_plugins_lists_builtins_and_example_with_their_plugins() -> None:
+    code, out, _ = run("plugins")
+    assert code == 0
+    case_lines = {
+        line.split()[0]: line for line in out.splitlines() if line.startswith("  ") and "/" in line
+    }
+    assert "plugin gaa: built-in" in case_lines["gaa/pneumothorax"]
+    assert "PNEUMO" in case_lines["gaa/pneumothorax"]
+    assert "plugin example: gaa-example-plugin 0.1.0" in case_lines["example/small_aaa"]
+    assert "surgery NOT indicated" in case_lines["example/small_aaa"]
+
+
+def test_plugins_json() -> None:
+    code, out, _ = run("plugins", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"name": "example", "distribution": "gaa-example-plugin"}.items() <= next(
+        p for p in data["plugins"] if p["name"] == "example"
+    ).items()
+    assert "gaa/lung_cancer" in [c["name"] for c in data["cases"]]
+
+
+def test_console_script_is_installed() -> None:
+    script = shutil.which("gaa", path=str(Path(sys.executable).parent))
+    assert script is not None
+    result = subprocess.run(
+        [script, "personas", "INTJ_M_*"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.split() == ["INTJ_M_PNEUMO", "INTJ_M_LUNG"]
