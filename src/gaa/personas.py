@@ -14,6 +14,7 @@ import fnmatch
 import hashlib
 from collections.abc import Iterable, Sequence
 
+from gaa._args import split_list as split_selection
 from gaa._builtins.cases import BUILTIN_CASES
 from gaa._resources import read_prompt
 from gaa.errors import PersonaError, RegistryError
@@ -29,14 +30,6 @@ ID_FORMS = (
     "MBTI_G_CASE (e.g. INTJ_M_PNEUMO), MBTI_CASE without gender (e.g. INTJ_PNEUMO), "
     "'all', or a pattern such as INTJ_* or *_F_LUNG"
 )
-
-
-def split_selection(selection: str | Iterable[str] | None) -> list[str]:
-    """Normalise a ``-T`` value: a comma-separated string or a list (Inspect makes either)."""
-    if selection is None:
-        return []
-    items = [selection] if isinstance(selection, str) else list(selection)
-    return [part.strip() for item in items for part in str(item).split(",") if part.strip()]
 
 
 def resolve_cases(

@@ -28,6 +28,7 @@ DISABLE_ENV = "GAA_DISABLE_PLUGINS"
 
 DEFAULT_PLUGINS: dict[str, str] = {
     "gaa._builtins.cases": "gaa",
+    "gaa._builtins.teamwork": "gaa",
 }
 """Built-in plugin modules and the plugin name their items are registered under."""
 

@@ -15,6 +15,8 @@ otherwise counts tokens with tiktoken, which downloads its encoding and fails of
 from __future__ import annotations
 
 import inspect
+import json
+import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -160,3 +162,91 @@ def plugin_registered(plugin: object, name: str) -> Iterator[None]:
     finally:
         host.remove(name)
         plugins.reset(reload=False)
+
+
+_QUESTION_LINE = re.compile(r"^\[([A-Za-z0-9_.\-]+)\] ", re.MULTILINE)
+_OPTION_LINE = re.compile(r"^  ([A-Za-z0-9_]+)\. ", re.MULTILINE)
+_REPLY_FORMAT = re.compile(r"^Reply format: ([a-z ]+?)(?: \(([^)]*)\))?\.", re.MULTILINE)
+_MEMBER_LABEL = re.compile(r"member \d+")
+
+Chooser = Callable[[str, list[str], str], str]
+"""``(question_id, option labels, agent role) -> the label that agent puts first``."""
+
+
+def _questions(prompt: str) -> dict[str, list[str]]:
+    questions: dict[str, list[str]] = {}
+    block = prompt.split("Questions:", 1)[-1]
+    starts = list(_QUESTION_LINE.finditer(block))
+    for i, match in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(block)
+        questions[match.group(1)] = _OPTION_LINE.findall(block[match.end() : end])
+    return questions
+
+
+@dataclass
+class TeamScript:
+    """A well-behaved scripted team: valid replies to every teamwork engine call.
+
+    Members put ``choose(question_id, labels, role)`` first (default: the first label); the
+    recruiter asks for ``n_agents`` members; the leader prefers what members choose, never
+    overrides, and challenges ``member 1``. Use ``ScriptedModel(TeamScript().respond)``.
+    """
+
+    choose: Chooser = field(default=lambda question_id, labels, role: labels[0])
+    n_agents: int = 3
+    confidence: float = 0.7
+
+    def _ranking(self, question_id: str, labels: list[str], role: str) -> list[str]:
+        first = self.choose(question_id, labels, role)
+        return [first, *(label for label in labels if label != first)]
+
+    def _answers(self, prompt: str, role: str) -> dict[str, object]:
+        return {
+            question_id: {
+                "ranking": self._ranking(question_id, labels, role),
+                "confidence": self.confidence,
+                "rationale": f"{role} reasoned about {question_id}.",
+            }
+            for question_id, labels in _questions(prompt).items()
+        }
+
+    def respond(self, messages: list[ChatMessage]) -> str:
+        system = messages[0].text if messages else ""
+        prompt = messages[-1].text
+        match = _REPLY_FORMAT.search(prompt)
+        if match is None:  # a repair request: answer the original prompt again
+            prompt = next(m.text for m in messages if _REPLY_FORMAT.search(m.text))
+            match = _REPLY_FORMAT.search(prompt)
+            assert match is not None
+        kind, keys = match.group(1), match.group(2) or ""
+        role_match = re.match(r"You are (.+?), one of", system)
+        role = role_match.group(1) if role_match else "leader"
+        if kind == "answers":
+            return json.dumps({"answers": self._answers(prompt, role), "facts": ["shared fact"]})
+        if kind == "challenge response":
+            return json.dumps(
+                {
+                    "stance": "justify",
+                    "response": "My reasoning stands.",
+                    "answers": self._answers(prompt, role),
+                }
+            )
+        members = sorted(set(_MEMBER_LABEL.findall(prompt))) or ["member 1"]
+        questions = _questions(prompt)
+        values: dict[str, object] = {
+            "n_agents": self.n_agents,
+            "question_analysis": "Watch the distractors.",
+            "roles": [f"Specialist {i + 1}" for i in range(self.n_agents)],
+            "consensus_facts": ["shared fact"],
+            "formal_report": "Findings agree.",
+            "quality": dict.fromkeys(members, 0.9),
+            "mediation": "The team broadly agrees.",
+            "preferred": {
+                q: self._ranking(q, labels, "leader")[0] for q, labels in questions.items()
+            },
+            "override": {},
+            "challenge": {"member": "member 1", "concern": "Justify your first choice."},
+            "response_quality": 0.6,
+            "debate_point": "Whether the first choice is justified.",
+        }
+        return json.dumps({key.strip(): values.get(key.strip(), "n/a") for key in keys.split(",")})

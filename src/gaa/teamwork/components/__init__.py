@@ -1,0 +1,1 @@
+"""The five built-in teamwork components of ``spec/teamwork-components.md``."""

@@ -1,0 +1,138 @@
+"""Parsing what team members and the leader reply: lenient about wrapping, strict about content.
+
+Replies are JSON objects, possibly inside a Markdown fence or surrounded by prose. A reply that
+cannot be read raises :class:`ReplyError` with a reason the repair request quotes back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gaa.teamwork.questions import Question, QuestionBatch
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+class ReplyError(ValueError):
+    """A reply that does not follow the requested format; the message says how."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One member's answer to one question."""
+
+    ranking: list[str]
+    confidence: float | None = None
+    rationale: str = ""
+
+    @property
+    def choice(self) -> str:
+        return self.ranking[0]
+
+
+@dataclass(frozen=True)
+class MemberReply:
+    """A member's answers to the whole batch, and the facts it relied on."""
+
+    answers: dict[str, Answer]
+    facts: list[str] = field(default_factory=list)
+
+
+def extract_json(text: str) -> dict[str, Any]:
+    """The JSON object in ``text`` (a fenced block, or the outermost braces)."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1 and end > start:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            return data
+    raise ReplyError("the reply contains no JSON object")
+
+
+def _label(value: Any, question: Question) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    for label in question.labels:
+        if text == label or text.upper() == label.upper():
+            return label
+    match = re.match(r"^\(?([A-Za-z0-9_]+)[).:]", text)
+    if match:
+        for label in question.labels:
+            if match.group(1).upper() == label.upper():
+                return label
+    for label, option in question.options.items():
+        if text.lower() == option.strip().lower():
+            return label
+    return None
+
+
+def parse_confidence(value: Any) -> float | None:
+    """A confidence in [0, 1]; percentages (1 < x <= 100) are rescaled."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if 1.0 < number <= 100.0:
+        number /= 100.0
+    return min(max(number, 0.0), 1.0)
+
+
+def parse_answer(data: Any, question: Question) -> Answer:
+    """Read ``{"ranking": [...], "confidence": ..., "rationale": ...}`` (or ``"answer"``)."""
+    if isinstance(data, str):
+        data = {"answer": data}
+    if not isinstance(data, dict):
+        raise ReplyError(f"the answer to {question.id} is not an object")
+    raw = data.get("ranking")
+    if raw is None and "answer" in data:
+        raw = [data["answer"]]
+    if isinstance(raw, str):
+        raw = [part for part in re.split(r"[\s,>]+", raw) if part]
+    if not isinstance(raw, list) or not raw:
+        raise ReplyError(f"the answer to {question.id} has no ranking")
+    ranking: list[str] = []
+    for item in raw:
+        label = _label(item, question)
+        if label is None:
+            raise ReplyError(
+                f"the ranking for {question.id} contains {item!r}; "
+                f"use the option labels {', '.join(question.labels)}"
+            )
+        if label not in ranking:
+            ranking.append(label)
+    rationale = data.get("rationale") or data.get("reason") or ""
+    return Answer(ranking, parse_confidence(data.get("confidence")), str(rationale).strip())
+
+
+def parse_member_reply(text: str, batch: QuestionBatch) -> MemberReply:
+    """A member's answers to every question of ``batch``."""
+    data = extract_json(text)
+    answers_data = data.get("answers")
+    if answers_data is None and len(batch.questions) == 1:
+        answers_data = {batch.questions[0].id: data}
+    if not isinstance(answers_data, dict):
+        raise ReplyError('the reply has no "answers" object keyed by question id')
+    answers: dict[str, Answer] = {}
+    missing = []
+    for question in batch.questions:
+        if question.id not in answers_data:
+            missing.append(question.id)
+            continue
+        answers[question.id] = parse_answer(answers_data[question.id], question)
+    if missing:
+        raise ReplyError(f"the reply has no answer for {', '.join(missing)}")
+    facts = data.get("facts") or []
+    if not isinstance(facts, list):
+        facts = [facts]
+    return MemberReply(answers, [str(fact).strip() for fact in facts if str(fact).strip()])

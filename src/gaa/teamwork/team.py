@@ -1,0 +1,337 @@
+"""The state of one deliberation and the calls its members, recruiter and leader make.
+
+Every call goes through :meth:`Team.generate`, which records it in the ledger with its phase,
+asks once for a repair when the reply cannot be read, and otherwise leaves that agent out of
+the step (an ``excluded`` event), never failing silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Model,
+)
+from pydantic import BaseModel, Field
+
+from gaa._templates import render
+from gaa.teamwork.ledger import CallLedger, CallRecord, Phase
+from gaa.teamwork.questions import QuestionBatch
+from gaa.teamwork.replies import MemberReply, ReplyError, extract_json, parse_member_reply
+
+if TYPE_CHECKING:
+    from gaa.teamwork.component import LeaderTask, TeamworkComponent
+    from gaa.teamwork.config import TeamworkConfig
+
+T = TypeVar("T")
+Step = Literal["answer", "discuss", "final"]
+
+
+class DeliberationError(RuntimeError):
+    """The team could not produce an answer (for instance, every member failed)."""
+
+
+class Member(BaseModel):
+    """A team member: its role, its vote weight, and which of the team's models it uses."""
+
+    index: int
+    role: str
+    weight: float = 1.0
+    model_index: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"member {self.index + 1}"
+
+
+class SharedMentalModel(BaseModel):
+    question_analysis: str = ""
+    verified_facts: list[str] = Field(default_factory=list)
+    debated_points: list[str] = Field(default_factory=list)
+
+
+class TeamEvent(BaseModel):
+    """Something worth counting: an exclusion, a fallback, a challenge, an intervention."""
+
+    kind: str
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class QuestionOutcome(BaseModel):
+    """The team's decision on one question and how it was reached."""
+
+    question_id: str
+    answer: str
+    scores: dict[str, float]
+    method: str
+    tie_rule: str = "none"
+    tied: list[str] = Field(default_factory=list)
+    first_choices: dict[str, str] = Field(default_factory=dict)
+    confidences: dict[str, float | None] = Field(default_factory=dict)
+    initial_choices: dict[str, str] = Field(default_factory=dict)
+    overridden_from: str | None = None
+    override_reason: str = ""
+
+    @property
+    def convergence(self) -> float:
+        """Share of voting members whose final first choice is the team's answer."""
+        if not self.first_choices:
+            return 0.0
+        agree = sum(choice == self.answer for choice in self.first_choices.values())
+        return agree / len(self.first_choices)
+
+
+def questions_block(batch: QuestionBatch) -> str:
+    lines = ["Questions:"]
+    for question in batch.questions:
+        lines.append(f"[{question.id}] {question.text}")
+        lines.extend(f"  {label}. {text}" for label, text in question.options.items())
+    return "\n".join(lines)
+
+
+def describe_reply(member: Member, reply: MemberReply) -> str:
+    parts = []
+    for question_id, answer in reply.answers.items():
+        confidence = "?" if answer.confidence is None else f"{answer.confidence:.2f}"
+        ranking = " > ".join(answer.ranking)
+        parts.append(f"  [{question_id}] {ranking} (confidence {confidence}): {answer.rationale}")
+    return f"- {member.label} ({member.role}):\n" + "\n".join(parts)
+
+
+class Team:
+    """Members, shared state and the call ledger of one deliberation."""
+
+    def __init__(
+        self,
+        batch: QuestionBatch,
+        config: TeamworkConfig,
+        models: Sequence[Model],
+        components: Sequence[TeamworkComponent],
+    ) -> None:
+        if not models:
+            raise ValueError("a team needs at least one model")
+        self.batch = batch
+        self.config = config
+        self.models = list(models)
+        self.components = list(components)
+        self.has_leader = any(c.provides_leader for c in components)
+        self.members: list[Member] = []
+        self.ledger = CallLedger()
+        self.events: list[TeamEvent] = []
+        self.history: list[dict[int, MemberReply]] = []
+        """Valid replies per step: index 0 is R2, then one entry per R3 turn."""
+        self.notes: list[str] = []
+        self.smm: SharedMentalModel | None = None
+        self.trust: dict[int, float] | None = None
+        self.report: str | None = None
+        self.leader_preference: dict[str, str] = {}
+
+    # -- membership -------------------------------------------------------------------------
+    def recruit(self, count: int) -> None:
+        self.members = [
+            Member(
+                index=i,
+                role=f"Expert {i + 1}",
+                weight=1.0 / count,
+                model_index=i % len(self.models),
+            )
+            for i in range(count)
+        ]
+
+    def member(self, label: str) -> Member | None:
+        text = str(label).strip().lower()
+        for member in self.members:
+            if text in (member.label, str(member.index + 1), member.role.lower()):
+                return member
+        return None
+
+    def record(self, kind: str, **detail: Any) -> None:
+        self.events.append(TeamEvent(kind=kind, detail=detail))
+
+    def count(self, kind: str) -> int:
+        return sum(event.kind == kind for event in self.events)
+
+    # -- calls ------------------------------------------------------------------------------
+    async def generate(
+        self,
+        *,
+        phase: Phase,
+        step: str,
+        agent: str,
+        model: Model,
+        messages: list[ChatMessage],
+        parse: Callable[[str], T],
+    ) -> T | None:
+        """One call, one repair on an unreadable reply, then ``None`` (recorded)."""
+        problem = ""
+        for attempt in range(2):
+            started = perf_counter()
+            try:
+                output = await model.generate(messages)
+            except Exception as exc:
+                self.ledger.add(
+                    CallRecord(
+                        phase=phase,
+                        step=step,
+                        agent=agent,
+                        repair=attempt > 0,
+                        ok=False,
+                        seconds=perf_counter() - started,
+                    )
+                )
+                self.record("call_error", agent=agent, phase=phase, step=step, error=repr(exc))
+                return None
+            usage = output.usage
+            record = CallRecord(
+                phase=phase,
+                step=step,
+                agent=agent,
+                repair=attempt > 0,
+                input_tokens=usage.input_tokens if usage else 0,
+                output_tokens=usage.output_tokens if usage else 0,
+                seconds=perf_counter() - started,
+            )
+            try:
+                value = parse(output.completion)
+            except (ReplyError, ValueError) as exc:
+                problem = str(exc)
+                self.ledger.add(record.model_copy(update={"ok": False}))
+                messages = [
+                    *messages,
+                    ChatMessageAssistant(content=output.completion),
+                    ChatMessageUser(content=render("teamwork", "repair.txt", problem=problem)),
+                ]
+                continue
+            self.ledger.add(record)
+            return value
+        self.record("excluded", agent=agent, phase=phase, step=step, reason=problem)
+        return None
+
+    def member_messages(self, member: Member, user: str) -> list[ChatMessage]:
+        system = render(
+            "teamwork", "member_system.txt", role=member.role, team_size=len(self.members)
+        )
+        return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+
+    def _preamble(self) -> str:
+        return f"\n{self.batch.preamble}\n" if self.batch.preamble else ""
+
+    def history_block(self) -> str:
+        if len(self.history) == 0:
+            return ""
+        titles = ["Independent answers"] + [
+            f"Discussion turn {t}" for t in range(1, len(self.history))
+        ]
+        blocks = []
+        for title, replies in zip(titles, self.history, strict=True):
+            described = [
+                describe_reply(self.members[i], reply) for i, reply in sorted(replies.items())
+            ]
+            blocks.append(f"{title}:\n" + "\n".join(described))
+        for turn, note in enumerate(self.notes, start=1):
+            blocks.append(f"Leader's note after turn {turn}: {note}")
+        return "\n\n" + "\n\n".join(blocks) + "\n"
+
+    async def ask_member(self, member: Member, step: Step, turn: int = 0) -> MemberReply | None:
+        briefing = [line for c in self.components for line in c.briefing(self, member, step)]
+        if step == "answer":
+            instruction = (
+                "Give your own independent answers; you have not seen your colleagues' views."
+            )
+            history = ""
+        elif step == "discuss":
+            instruction = (
+                f"Discussion turn {turn} of {self.config.n_turns}. Weigh your colleagues' answers "
+                "and arguments above: point out errors, and defend or revise your own answers."
+            )
+            history = self.history_block()
+        else:
+            instruction = (
+                f"Final turn ({turn} of {self.config.n_turns}). Give your final ranking for every "
+                "question, taking the whole discussion into account."
+            )
+            history = self.history_block()
+        user = render(
+            "teamwork",
+            "member_turn.txt",
+            task=self.batch.task,
+            preamble=self._preamble(),
+            questions=questions_block(self.batch),
+            briefing="\n".join(briefing) + ("\n" if briefing else ""),
+            history=history,
+            instruction=instruction,
+        )
+        return await self.generate(
+            phase="R2" if step == "answer" else "R3",
+            step=step,
+            agent=member.label,
+            model=self.models[member.model_index],
+            messages=self.member_messages(member, user),
+            parse=lambda text: parse_member_reply(text, self.batch),
+        )
+
+    async def ask_leader(
+        self,
+        phase: Phase,
+        step: str,
+        tasks: Sequence[LeaderTask],
+        state: str = "",
+        *,
+        recruiter: bool = False,
+    ) -> dict[str, Any]:
+        """One recruiter or leader call covering ``tasks``; unreadable sections are ``None``."""
+        sections = "\n".join(f'- "{task.key}": {task.instruction}' for task in tasks)
+        user = render(
+            "teamwork",
+            "leader_request.txt",
+            task=self.batch.task,
+            preamble=self._preamble(),
+            questions=questions_block(self.batch),
+            state=state,
+            tasks=f"Your tasks (one JSON key each):\n{sections}",
+            keys=", ".join(task.key for task in tasks),
+        )
+        system = render("teamwork", "recruiter_system.txt" if recruiter else "leader_system.txt")
+        messages: list[ChatMessage] = [
+            ChatMessageSystem(content=system),
+            ChatMessageUser(content=user),
+        ]
+        results: dict[str, Any] = {}
+
+        def parse(text: str) -> dict[str, Any]:
+            data = extract_json(text)
+            problems = []
+            for task in tasks:
+                if task.key in results:
+                    continue
+                if task.key not in data:
+                    problems.append(f'the key "{task.key}" is missing')
+                    continue
+                try:
+                    results[task.key] = task.parse(data[task.key])
+                except (ReplyError, ValueError, TypeError) as exc:
+                    problems.append(f'"{task.key}" is unusable: {exc}')
+            if problems:
+                raise ReplyError("; ".join(problems))
+            return results
+
+        agent = "recruiter" if recruiter else "leader"
+        await self.generate(
+            phase=phase,
+            step=step,
+            agent=agent,
+            model=self.models[0],
+            messages=messages,
+            parse=parse,
+        )
+        for task in tasks:
+            if task.key not in results:
+                results[task.key] = None
+                self.record("leader_task_failed", agent=agent, phase=phase, step=step, key=task.key)
+        return results
