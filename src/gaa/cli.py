@@ -134,3 +134,50 @@ def personas_command(patterns: Sequence[str], cases: str | None) -> None:
     """
     for persona in select_personas(list(patterns) or "all", cases=cases):
         click.echo(persona.persona_id)
+
+
+@main.group(name="teamwork")
+def teamwork_group() -> None:
+    """The teamwork engine: presets and their cost."""
+
+
+@teamwork_group.command(name="calls")
+@click.option(
+    "--agents",
+    "n_agents",
+    type=click.IntRange(2, 4),
+    default=3,
+    show_default=True,
+    help="Team size N.",
+)
+@click.option(
+    "--turns",
+    "n_turns",
+    type=click.IntRange(1, 5),
+    default=2,
+    show_default=True,
+    help="Discussion turns T.",
+)
+@click.option(
+    "--fixed",
+    is_flag=True,
+    help="N is fixed (n_agents=N) instead of chosen by the recruiter (n_agents=auto).",
+)
+@_clear_errors
+def teamwork_calls_command(n_agents: int, n_turns: int, fixed: bool) -> None:
+    """Model calls per phase for every preset, derived from the components' phase methods.
+
+    Counts assume every reply is readable; each repair request adds one call.
+    """
+    from gaa.teamwork import call_table
+
+    rows = call_table(n_agents, n_turns, recruit=not fixed)
+    size = f"N={n_agents} {'fixed' if fixed else 'chosen by the recruiter'}"
+    click.echo(f"Model calls per question ({size}, T={n_turns} discussion turns)")
+    width = max(len(components) for _, components, _ in rows)
+    click.echo(f"{'preset':<7} {'components':<{width}}  {'R1':>3} {'R2':>3} {'R3':>3} {'total':>5}")
+    for preset, components, calls in rows:
+        click.echo(
+            f"{preset:<7} {components:<{width}}  {calls['R1']:>3} {calls['R2']:>3} "
+            f"{calls['R3']:>3} {calls['total']:>5}"
+        )

@@ -29,6 +29,7 @@ DISABLE_ENV = "GAA_DISABLE_PLUGINS"
 DEFAULT_PLUGINS: dict[str, str] = {
     "gaa._builtins.cases": "gaa",
     "gaa._builtins.teamwork": "gaa",
+    "gaa._builtins.question_sets": "gaa",
 }
 """Built-in plugin modules and the plugin name their items are registered under."""
 

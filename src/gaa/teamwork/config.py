@@ -36,6 +36,15 @@ TRUST = "trust_network"
 MUTUAL_MONITORING = "mutual_monitoring"
 BUILTIN_ORDER: tuple[str, ...] = (SMM, LEADERSHIP, TEAM_ORIENTATION, TRUST, MUTUAL_MONITORING)
 
+SYMBOLS: dict[str, str] = {
+    SMM: "SMM",
+    LEADERSHIP: "L",
+    TEAM_ORIENTATION: "TO",
+    TRUST: "T",
+    MUTUAL_MONITORING: "MM",
+}
+"""The spec's symbols for the built-in components."""
+
 ALIASES: dict[str, str] = {
     "smm": SMM,
     "l": LEADERSHIP,

@@ -1,0 +1,45 @@
+"""``medical_qa``: the teamwork engine on medical multiple-choice questions."""
+
+from __future__ import annotations
+
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.model import GenerateConfig
+
+from gaa.plugins import catalogue
+from gaa.qa.questions import load_medqa_jsonl
+from gaa.qa.scorer import teamwork_qa_scorer
+from gaa.qa.solver import teamwork_solver
+from gaa.teamwork import TeamworkConfig
+
+DEFAULT_QUESTION_SET = "core"
+DEFAULT_TURNS = 2
+
+
+def medical_qa(
+    question_set: str = DEFAULT_QUESTION_SET,
+    dataset: str | None = None,
+    teamwork: str | list[str] = "all",
+    n_agents: int | str = "auto",
+    n_turns: int = DEFAULT_TURNS,
+    seed: int | None = None,
+) -> Task:
+    """Build the task; bad arguments fail here, before any sample runs."""
+    config = TeamworkConfig.parse(teamwork, n_agents, n_turns)
+    if dataset:
+        samples, name = load_medqa_jsonl(dataset), dataset
+    else:
+        entry = catalogue().question_sets.get(question_set)
+        samples, name = list(entry.item()), entry.full_name
+    return Task(
+        dataset=MemoryDataset(samples, name=name),
+        solver=teamwork_solver(teamwork, n_agents, n_turns),
+        scorer=teamwork_qa_scorer(),
+        config=GenerateConfig(seed=seed) if seed is not None else GenerateConfig(),
+        metadata={
+            "teamwork": config.label,
+            "components": list(config.components),
+            "n_agents": config.n_agents or "auto",
+            "n_turns": config.n_turns,
+        },
+    )
