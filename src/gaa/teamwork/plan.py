@@ -11,7 +11,7 @@ from __future__ import annotations
 from inspect_ai.model import get_model
 
 from gaa.plugins import Catalogue
-from gaa.teamwork.config import ABLATION_PRESETS, TeamworkConfig
+from gaa.teamwork.config import ABLATION_PRESETS, SYMBOLS, TeamworkConfig
 from gaa.teamwork.engine import post_answer_tasks, recruiter_tasks, turn_tasks
 from gaa.teamwork.ledger import PHASES
 from gaa.teamwork.questions import Question, QuestionBatch
@@ -57,7 +57,6 @@ def call_table(
         config = TeamworkConfig.parse(
             preset, "auto" if recruit else n_agents, n_turns, registry=registry
         )
-        rows.append(
-            (preset, ",".join(config.short_names) or "-", planned_calls(config, n_agents, registry))
-        )
+        symbols = [SYMBOLS.get(name, name) for name in config.short_names]
+        rows.append((preset, "+".join(symbols) or "-", planned_calls(config, n_agents, registry)))
     return rows
