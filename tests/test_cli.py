@@ -70,3 +70,33 @@ def test_console_script_is_installed() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.split() == ["INTJ_M_PNEUMO", "INTJ_M_LUNG"]
+
+
+def test_teamwork_calls_table_matches_what_the_engine_does() -> None:
+    import asyncio
+
+    from gaa.teamwork import Question, QuestionBatch, TeamworkConfig, deliberate
+    from gaa.testing import ScriptedModel, TeamScript
+
+    code, out, _ = run("teamwork", "calls", "--agents", "2", "--turns", "3", "--fixed")
+    assert code == 0
+    assert "N=2 fixed, T=3" in out
+    rows = {line.split()[0]: line.split()[-4:] for line in out.splitlines()[2:]}
+    assert set(rows) == {"single", "base", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "all"}
+    batch = QuestionBatch(questions=[Question(id="q", text="?", options={"A": "a", "B": "b"})])
+    for preset, (r1, r2, r3, total) in rows.items():
+        model = ScriptedModel(TeamScript().respond)
+        config = TeamworkConfig.parse(preset, 2, 3)
+        result = asyncio.run(deliberate(batch, config, [model.model]))
+        phases = result.ledger.by_phase()
+        assert [phases["R1"], phases["R2"], phases["R3"]] == [int(r1), int(r2), int(r3)], preset
+        assert len(model.calls) == int(total), preset
+
+
+def test_teamwork_calls_default_counts() -> None:
+    code, out, _ = run("teamwork", "calls")
+    assert code == 0
+    base = next(line for line in out.splitlines() if line.startswith("base "))
+    assert base.split()[-4:] == ["1", "3", "6", "10"]
+    every = next(line for line in out.splitlines() if line.startswith("all "))
+    assert every.split()[-4:] == ["1", "4", "10", "15"]

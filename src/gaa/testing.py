@@ -189,12 +189,15 @@ class TeamScript:
 
     Members put ``choose(question_id, labels, role)`` first (default: the first label); the
     recruiter asks for ``n_agents`` members; the leader prefers what members choose, never
-    overrides, and challenges ``member 1``. Use ``ScriptedModel(TeamScript().respond)``.
+    overrides, and challenges ``member 1`` (``leader`` replaces any of these section values).
+    Use ``ScriptedModel(TeamScript().respond)``.
     """
 
     choose: Chooser = field(default=lambda question_id, labels, role: labels[0])
     n_agents: int = 3
     confidence: float = 0.7
+    leader: dict[str, object] = field(default_factory=dict)
+    """Values that replace the defaults of recruiter and leader sections, by key."""
 
     def _ranking(self, question_id: str, labels: list[str], role: str) -> list[str]:
         first = self.choose(question_id, labels, role)
@@ -232,11 +235,14 @@ class TeamScript:
                 }
             )
         members = sorted(set(_MEMBER_LABEL.findall(prompt))) or ["member 1"]
+        size = re.search(r"a JSON list of exactly (\d+)", prompt)
         questions = _questions(prompt)
         values: dict[str, object] = {
             "n_agents": self.n_agents,
             "question_analysis": "Watch the distractors.",
-            "roles": [f"Specialist {i + 1}" for i in range(self.n_agents)],
+            "roles": [
+                f"Specialist {i + 1}" for i in range(int(size.group(1)) if size else self.n_agents)
+            ],
             "consensus_facts": ["shared fact"],
             "formal_report": "Findings agree.",
             "quality": dict.fromkeys(members, 0.9),
@@ -249,4 +255,5 @@ class TeamScript:
             "response_quality": 0.6,
             "debate_point": "Whether the first choice is justified.",
         }
+        values.update(self.leader)
         return json.dumps({key.strip(): values.get(key.strip(), "n/a") for key in keys.split(",")})

@@ -1,8 +1,11 @@
 """The example plugin's hook implementations (entry point ``example`` in the ``gaa`` group).
 
-Its items are named ``example/<name>``: ``example/small_aaa`` is a small abdominal aortic
-aneurysm for which guidelines recommend surveillance, not an operation, so a doctor who
-pushes surgery there should be penalised.
+Its items are named ``example/<name>``:
+
+- ``example/small_aaa``: a small abdominal aortic aneurysm for which guidelines recommend
+  surveillance, not an operation, so a doctor who pushes surgery there should be penalised.
+- ``example/devils_advocate``: a teamwork component in which one member argues against the
+  current majority each discussion turn.
 """
 
 from __future__ import annotations
@@ -18,3 +21,14 @@ DATA = Path(__file__).parent / "data"
 @gaa.hookimpl
 def register_cases(register: Callable[..., None]) -> None:
     register(gaa.load_case(DATA / "small_aaa.yaml"))
+
+
+@gaa.hookimpl
+def register_teamwork_components(register: Callable[..., None]) -> None:
+    from gaa_example_plugin.devils_advocate import DevilsAdvocate
+
+    register(
+        "devils_advocate",
+        DevilsAdvocate,
+        description="one member argues against the current majority each discussion turn",
+    )
