@@ -1,2 +1,6 @@
 """The ``inspect_ai`` entry point: importing this module registers GAA's tasks, solvers, scorers
-and model providers with Inspect. It only imports; each import is added as its module lands."""
+and model providers with Inspect (``inspect eval gaa/medical_qa`` works from anywhere)."""
+
+from gaa.qa.task import medical_qa
+
+__all__ = ["medical_qa"]

@@ -181,3 +181,66 @@ def teamwork_calls_command(n_agents: int, n_turns: int, fixed: bool) -> None:
             f"{preset:<7} {components:<{width}}  {calls['R1']:>3} {calls['R2']:>3} "
             f"{calls['R3']:>3} {calls['total']:>5}"
         )
+
+
+def _model_roles(values: Sequence[str]) -> dict[str, Any]:
+    roles: dict[str, Any] = {}
+    for value in values:
+        role, _, models = value.partition("=")
+        names = [name.strip() for name in models.split(",") if name.strip()]
+        if not role or not names:
+            raise GAAError(f"--model-role takes ROLE=MODEL[,MODEL...], not {value!r}")
+        roles[role.strip()] = names if len(names) > 1 else names[0]
+    return roles
+
+
+@main.command(name="ablation")
+@click.option(
+    "--presets",
+    default=",".join(["single", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "all"]),
+    show_default=True,
+    help="Comma-separated presets; base is always run for the comparison.",
+)
+@click.option("--limit", type=int, default=None, help="Questions per preset (default: all).")
+@click.option("--model", default=None, help="Model for every agent (default: $INSPECT_EVAL_MODEL).")
+@click.option(
+    "--model-role",
+    "model_roles",
+    multiple=True,
+    help="ROLE=MODEL[,MODEL...], e.g. teamwork=openai/gpt-4o,anthropic/claude-3-5-haiku.",
+)
+@click.option("--question-set", default="core", show_default=True)
+@click.option(
+    "--dataset", default=None, help="A MedQA-format JSONL file instead of a question set."
+)
+@click.option("--agents", "n_agents", default="auto", show_default=True, help="auto or 2-4.")
+@click.option("--turns", "n_turns", type=int, default=2, show_default=True)
+@click.option("--log-dir", default="logs/ablation", show_default=True)
+@_clear_errors
+def ablation_command(
+    presets: str,
+    limit: int | None,
+    model: str | None,
+    model_roles: Sequence[str],
+    question_set: str,
+    dataset: str | None,
+    n_agents: str,
+    n_turns: int,
+    log_dir: str,
+) -> None:
+    """Run medical_qa for each teamwork preset as one eval set and print the comparison."""
+    from gaa.ablation import format_table, run_ablation
+
+    rows = run_ablation(
+        [p.strip() for p in presets.split(",") if p.strip()],
+        limit=limit,
+        log_dir=log_dir,
+        model=model,
+        model_roles=_model_roles(model_roles),
+        question_set=question_set,
+        dataset=dataset,
+        n_agents=n_agents,
+        n_turns=n_turns,
+    )
+    click.echo(format_table(rows))
+    click.echo(f"\nLogs: {log_dir} (browse with: inspect view --log-dir {log_dir})")

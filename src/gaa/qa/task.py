@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspect_ai import Task
+from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 
@@ -16,6 +16,7 @@ DEFAULT_QUESTION_SET = "core"
 DEFAULT_TURNS = 2
 
 
+@task
 def medical_qa(
     question_set: str = DEFAULT_QUESTION_SET,
     dataset: str | None = None,

@@ -21,6 +21,7 @@ Free combinations name components (full ``plugin/name``, short name, or an alias
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -151,12 +152,16 @@ def _resolve(name: str, registry: Catalogue) -> str:
     try:
         return registry.teamwork_components.get(canonical).full_name
     except RegistryError as exc:
-        valid_presets = ", ".join([*PRESETS, SINGLE])
-        aliases = ", ".join(f"{a}={c}" for a, c in ALIASES.items())
+        if "registered by plugins" in str(exc):  # a short name two plugins share
+            raise TeamworkConfigError(str(exc)) from None
+        components = [entry.name for entry in registry.teamwork_components]
+        close = difflib.get_close_matches(name, [*PRESETS, SINGLE, *components, *ALIASES], n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
         raise TeamworkConfigError(
-            f"Unknown teamwork preset or component '{name}'. Presets: {valid_presets}. "
+            f"Unknown teamwork preset or component '{name}'.{hint} "
+            f"Presets: {', '.join([*PRESETS, SINGLE])}. "
             f"Components: {', '.join(registry.teamwork_components.names())} "
-            f"(aliases {aliases}). {exc}"
+            f"(aliases: {', '.join(f'{a}={c}' for a, c in ALIASES.items())})."
         ) from None
 
 
