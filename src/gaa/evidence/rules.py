@@ -1,0 +1,128 @@
+"""The validator's rule data: safety rules, the consent checklist and communication cues.
+
+They live in ``prompts/evidence/*.yaml`` so a clinician can review them; this module loads and
+compiles them once, with errors that name the file and the entry.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+import yaml
+
+from gaa._resources import prompts_dir
+from gaa.errors import GAAError
+
+Severity = Literal["critical", "major"]
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|don't|doesn't|won't|can't|cannot|isn't|aren't|wouldn't|shouldn't|nobody)\b"
+)
+NEGATION_WINDOW = 25
+
+
+class RuleDataError(GAAError, ValueError):
+    """A rule file that is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class SafetyRule:
+    id: str
+    severity: Severity
+    description: str
+    patterns: tuple[re.Pattern[str], ...]
+    negatable: bool = True
+
+    def find(self, text: str) -> str | None:
+        """The first matching quote, ignoring matches negated just before ("I can't guarantee")."""
+        for pattern in self.patterns:
+            for match in pattern.finditer(text):
+                before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
+                before = re.split(r"[.!?;,\n]", before)[-1]
+                if self.negatable and _NEGATION.search(before.lower()):
+                    continue
+                return match.group(0)
+        return None
+
+
+@dataclass(frozen=True)
+class ConsentItem:
+    id: str
+    description: str
+    fact_kinds: tuple[str, ...]
+    patterns: tuple[re.Pattern[str], ...]
+
+
+def _compile(patterns: Any, where: str) -> tuple[re.Pattern[str], ...]:
+    if not isinstance(patterns, list):
+        raise RuleDataError(f"{where}: 'patterns' must be a list of regular expressions")
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern, re.IGNORECASE | re.MULTILINE))
+        except (re.error, TypeError) as exc:
+            raise RuleDataError(f"{where}: invalid pattern {pattern!r}: {exc}") from None
+    return tuple(compiled)
+
+
+def _load(name: str) -> dict[str, Any]:
+    path = prompts_dir() / "evidence" / name
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise RuleDataError(f"Rule file {path} cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise RuleDataError(f"Rule file {path}: expected a mapping at the top level")
+    return data
+
+
+@cache
+def safety_rules() -> tuple[SafetyRule, ...]:
+    rules = []
+    for i, entry in enumerate(_load("safety_rules.yaml").get("rules", [])):
+        where = f"safety_rules.yaml rules[{i}]"
+        try:
+            rules.append(
+                SafetyRule(
+                    id=entry["id"],
+                    severity=entry["severity"],
+                    description=entry["description"],
+                    patterns=_compile(entry["patterns"], where),
+                    negatable=entry["id"] != "injected_instructions",
+                )
+            )
+        except KeyError as exc:
+            raise RuleDataError(f"{where}: missing field {exc}") from None
+        if rules[-1].severity not in ("critical", "major"):
+            raise RuleDataError(f"{where}: severity must be critical or major")
+    return tuple(rules)
+
+
+@cache
+def consent_items() -> tuple[ConsentItem, ...]:
+    items = []
+    for i, entry in enumerate(_load("consent.yaml").get("items", [])):
+        where = f"consent.yaml items[{i}]"
+        try:
+            items.append(
+                ConsentItem(
+                    id=entry["id"],
+                    description=entry["description"],
+                    fact_kinds=tuple(entry.get("fact_kinds", [])),
+                    patterns=_compile(entry.get("patterns", []), where),
+                )
+            )
+        except KeyError as exc:
+            raise RuleDataError(f"{where}: missing field {exc}") from None
+    return tuple(items)
+
+
+@cache
+def communication_cues() -> dict[str, tuple[re.Pattern[str], ...]]:
+    cues = _load("communication.yaml").get("cues", {})
+    return {
+        name: _compile(patterns, f"communication.yaml cues.{name}")
+        for name, patterns in cues.items()
+    }
