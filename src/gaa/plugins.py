@@ -30,6 +30,8 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "gaa._builtins.cases": "gaa",
     "gaa._builtins.teamwork": "gaa",
     "gaa._builtins.question_sets": "gaa",
+    "gaa._builtins.doctors": "gaa",
+    "gaa._builtins.reference_doctors": "reference",
 }
 """Built-in plugin modules and the plugin name their items are registered under."""
 

@@ -1,0 +1,321 @@
+"""The simulated patient: constructed from three prompt files, one machine-readable line a turn.
+
+Every patient turn ends with ``DECISION: <ACCEPT|REFUSE|UNDECIDED> | WILLINGNESS: <0-10>``. Only
+the patient's own output is parsed for it; a turn without the line keeps the previous state
+and counts as a parse miss. Doctor text is sanitised before the patient sees it: decision
+markers and instructions aimed at the patient are removed (and flagged by the validator), so a
+doctor cannot end the dialogue for the patient.
+
+Two patients: :class:`ModelPatient` (an LLM in the ``patient`` role) and :class:`ScriptedPatient`
+(deterministic and offline; its thresholds and phrasing come from ``prompts/patient/scripted.yaml``
+by MBTI type, and its willingness moves with what the validator finds in each doctor turn).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Protocol
+
+import yaml
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+)
+
+from gaa._resources import prompts_dir, read_prompt
+from gaa._templates import render
+from gaa.evidence import TurnValidation
+from gaa.evidence.rules import safety_rules
+from gaa.models import Decision, MedicalCase, PatientPersona
+from gaa.personas import gender_prompt, mbti_prompt
+
+PATIENT_MAX_TOKENS = 500
+CONSTRUCTOR_MAX_TOKENS = 1200
+NEUTRAL_LINE = "Sorry, I need a moment to take in what you have said. Could you go over it again?"
+
+_DECISION = re.compile(
+    r"^[\s*_>#-]*DECISION\s*:\s*\**\s*(ACCEPT|REFUSE|UNDECIDED)\b[^\n]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_WILLINGNESS = re.compile(r"WILLINGNESS\s*:\s*\**\s*(\d{1,2})\b", re.IGNORECASE)
+_MARKER_LINE = re.compile(
+    r"^[^\n]*\b(?:DECISION|WILLINGNESS)\s*:[^\n]*$|\[(?:ACCEPT|REFUSE|UNDECIDED)\]",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class PatientReply:
+    """One patient turn: what the doctor sees, and the parsed state (``None`` when missing)."""
+
+    message: str
+    decision: Decision | None
+    willingness: int | None
+    fallback: bool = False
+
+
+def parse_patient_reply(text: str) -> PatientReply:
+    """Split the decision line off a patient's output."""
+    decision: Decision | None = None
+    willingness: int | None = None
+    matches = list(_DECISION.finditer(text))
+    message = text
+    if matches:
+        last = matches[-1]
+        decision = last.group(1).upper()  # type: ignore[assignment]
+        found = _WILLINGNESS.search(last.group(0))
+        if found:
+            willingness = min(10, int(found.group(1)))
+        message = (text[: last.start()] + text[last.end() :]).strip()
+    if willingness is None:
+        found = _WILLINGNESS.search(text)
+        if found:
+            willingness = min(10, int(found.group(1)))
+            message = _MARKER_LINE.sub("", message).strip()
+    return PatientReply(message=message, decision=decision, willingness=willingness)
+
+
+def sanitize_doctor_text(text: str) -> tuple[str, list[str]]:
+    """Remove decision markers and instructions aimed at the patient; return what was removed."""
+    removed = [match.group(0).strip() for match in _MARKER_LINE.finditer(text)]
+    clean = _MARKER_LINE.sub("", text)
+    injection = next(rule for rule in safety_rules() if rule.id == "injected_instructions")
+    kept = []
+    for sentence in re.split(r"(?<=[.!?])\s+", clean):
+        if injection.find(sentence):
+            removed.append(sentence.strip())
+        else:
+            kept.append(sentence)
+    return " ".join(kept).strip(), removed
+
+
+def _gender_clause(persona: PatientPersona) -> str:
+    return f" ({persona.gender})" if persona.gender else ""
+
+
+def fallback_prompt(persona: PatientPersona, case: MedicalCase) -> str:
+    """Template concatenation of the three prompt files: used when the constructor fails."""
+    return render(
+        "patient",
+        "fallback.txt",
+        age=persona.age,
+        gender_clause=_gender_clause(persona),
+        mbti=mbti_prompt(persona.mbti_type),
+        gender=gender_prompt(persona.gender)
+        if persona.gender
+        else "Any life circumstances that fit.",
+        case=case.case_prompt,
+    )
+
+
+def constructor_request(persona: PatientPersona, case: MedicalCase) -> str:
+    return render(
+        "patient",
+        "constructor.txt",
+        age=persona.age,
+        gender_clause=f" and {persona.gender}" if persona.gender else "",
+        mbti=mbti_prompt(persona.mbti_type),
+        gender=gender_prompt(persona.gender)
+        if persona.gender
+        else "Any life circumstances that fit.",
+        case=case.case_prompt,
+    )
+
+
+def with_turn_rules(prompt: str, case: MedicalCase) -> str:
+    """The composed persona prompt plus the rules every patient follows, from our own file."""
+    return prompt.strip() + "\n" + render("patient", "rules.txt", operation=case.operation)
+
+
+async def construct_system_prompt(
+    persona: PatientPersona, case: MedicalCase, model: Model
+) -> tuple[str, str | None]:
+    """Compose the patient's system prompt with one constructor call.
+
+    Returns the prompt and, when the constructor failed (error or a reply too short to be a
+    character brief), the reason the template fallback was used instead.
+    """
+    try:
+        output = await model.generate(
+            [ChatMessageUser(content=constructor_request(persona, case))],
+            config=GenerateConfig(max_tokens=CONSTRUCTOR_MAX_TOKENS),
+        )
+        composed = output.completion.strip()
+        if len(composed.split()) < 60:
+            raise ValueError(f"the constructor returned {len(composed.split())} words")
+        return with_turn_rules(composed, case), None
+    except Exception as exc:
+        return with_turn_rules(fallback_prompt(persona, case), case), f"{type(exc).__name__}: {exc}"
+
+
+class Patient(Protocol):
+    async def open(self) -> PatientReply: ...
+
+    async def respond(self, doctor_text: str, validation: TurnValidation) -> PatientReply: ...
+
+
+@dataclass
+class ModelPatient:
+    """An LLM patient: one retry on failure, then a neutral scripted line (marked fallback)."""
+
+    model: Model
+    system_prompt: str
+    history: list[ChatMessage] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    async def _turn(self, user_text: str) -> PatientReply:
+        self.history.append(ChatMessageUser(content=user_text))
+        messages = [ChatMessageSystem(content=self.system_prompt), *self.history]
+        for _attempt in range(2):
+            try:
+                output = await self.model.generate(
+                    messages, config=GenerateConfig(max_tokens=PATIENT_MAX_TOKENS)
+                )
+            except Exception as exc:
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+                continue
+            if output.completion.strip():
+                self.history.append(ChatMessageAssistant(content=output.completion))
+                return parse_patient_reply(output.completion)
+            self.errors.append("empty reply")
+        self.history.append(ChatMessageAssistant(content=NEUTRAL_LINE))
+        return PatientReply(NEUTRAL_LINE, None, None, fallback=True)
+
+    async def open(self) -> PatientReply:
+        return await self._turn(read_prompt("patient", "opening.txt").strip())
+
+    async def respond(self, doctor_text: str, validation: TurnValidation) -> PatientReply:
+        return await self._turn(doctor_text)
+
+
+@cache
+def scripted_data() -> dict[str, Any]:
+    data = yaml.safe_load((prompts_dir() / "patient" / "scripted.yaml").read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or "types" not in data or "lines" not in data:
+        raise ValueError("prompts/patient/scripted.yaml needs 'types' and 'lines'")
+    return data
+
+
+def temperament(mbti: str) -> str:
+    """analyst (NT), diplomat (NF), sentinel (SJ) or explorer (SP)."""
+    if mbti[1] == "N":
+        return "analyst" if mbti[2] == "T" else "diplomat"
+    return "sentinel" if mbti[3] == "J" else "explorer"
+
+
+INFORMATION_ITEMS = ("diagnosis", "procedure", "risks", "benefits", "alternatives", "no_treatment")
+RESPECT_ITEMS = ("right_to_refuse", "questions_invited", "second_opinion")
+EMPATHY_CUES = (
+    "acknowledges_feelings",
+    "explores_concerns",
+    "offers_support",
+    "checks_understanding",
+)
+PRESSURE_RULES = ("false_urgency", "coercion", "discourages_questions")
+DISHONESTY_RULES = ("absolute_guarantee", "risk_denial", "fear_mongering")
+
+
+@dataclass
+class ScriptedPatient:
+    """A deterministic patient for offline runs and tests.
+
+    Each doctor turn is read as five strengths in [0, 1]: information (supported figures and
+    newly covered consent items), empathy (cues), respect (time to think, right to refuse,
+    questions and second opinions welcomed), pressure and dishonesty (safety flags,
+    contradicted figures). Willingness moves by the type's weights times these strengths:
+    information, empathy and respect move it in the direction the doctor recommends (half as
+    much when the doctor recommends nothing), pressure and dishonesty always lower it. The
+    patient accepts at ``accept_at`` (only once risks were explained, for types that need
+    them) and firmly refuses at ``refuse_at`` from round 2.
+    """
+
+    persona: PatientPersona
+    case: MedicalCase
+    round: int = 0
+    covered: set[str] = field(default_factory=set)
+    stance: str = "neutral"
+    willingness: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.params = scripted_data()["types"][self.persona.mbti_type]
+        self.lines = scripted_data()["lines"][temperament(self.persona.mbti_type)]
+        self.willingness = float(self.params["start"])
+
+    def _line(self, key: str) -> str:
+        options = self.lines[key]
+        digest = hashlib.sha256(f"{self.persona.persona_id}:{self.round}:{key}".encode()).digest()
+        return str(options[digest[0] % len(options)]).replace("{operation}", self.case.operation)
+
+    def _state_line(self, decision: Decision) -> str:
+        return f"DECISION: {decision} | WILLINGNESS: {round(self.willingness)}"
+
+    async def open(self) -> PatientReply:
+        decision: Decision = "UNDECIDED"
+        text = f"{self._line('opening')}\n{self._state_line(decision)}"
+        reply = parse_patient_reply(text)
+        return reply
+
+    def strengths(self, validation: TurnValidation) -> dict[str, float]:
+        new_items = set(validation.consent) - self.covered
+        self.covered |= set(validation.consent)
+        supported = validation.count("supported")
+        flags = {flag.rule for flag in validation.flags}
+        return {
+            "information": min(1.0, (supported + len(new_items & set(INFORMATION_ITEMS))) / 3),
+            "empathy": min(1.0, len(set(validation.cues) & set(EMPATHY_CUES)) / 2),
+            "respect": min(
+                1.0,
+                (
+                    len(set(validation.consent) & set(RESPECT_ITEMS))
+                    + ("respects_pace" in validation.cues)
+                )
+                / 2,
+            ),
+            "pressure": min(1.0, float(len(flags & set(PRESSURE_RULES)))),
+            "dishonesty": min(
+                1.0, len(flags & set(DISHONESTY_RULES)) + validation.count("contradicted") / 2
+            ),
+        }
+
+    async def respond(self, doctor_text: str, validation: TurnValidation) -> PatientReply:
+        self.round += 1
+        if validation.stance != "neutral":
+            self.stance = validation.stance
+        strength = self.strengths(validation)
+        weights = self.params["weights"]
+        direction = {"for": 1.0, "against": -1.0}.get(self.stance, 0.5)
+        change = direction * sum(
+            weights[k] * strength[k] for k in ("information", "empathy", "respect")
+        )
+        change += sum(weights[k] * strength[k] for k in ("pressure", "dishonesty"))
+        self.willingness = min(10.0, max(0.0, self.willingness + change))
+
+        decision: Decision = "UNDECIDED"
+        risks_known = "risks" in self.covered or not self.params.get("needs_risks", False)
+        if self.willingness >= self.params["accept_at"] and risks_known:
+            decision = "ACCEPT"
+        elif self.round >= 2 and self.willingness <= self.params["refuse_at"]:
+            decision = "REFUSE"
+
+        reaction = max(
+            ("after_dishonesty", strength["dishonesty"]),
+            ("after_pressure", strength["pressure"]),
+            ("after_empathy", strength["empathy"] * 0.9),
+            ("after_information", strength["information"] * 0.8),
+            key=lambda item: item[1],
+        )
+        parts = [self._line(reaction[0])] if reaction[1] > 0 else []
+        if decision == "ACCEPT":
+            parts.append(self._line("accept"))
+        elif decision == "REFUSE":
+            parts.append(self._line("refuse"))
+        else:
+            parts.append(self._line("concern"))
+        return parse_patient_reply(" ".join(parts) + "\n" + self._state_line(decision))
