@@ -27,6 +27,21 @@ class RuleDataError(GAAError, ValueError):
     """A rule file that is missing or malformed."""
 
 
+def find_unnegated(
+    patterns: tuple[re.Pattern[str], ...], text: str, negatable: bool = True
+) -> str | None:
+    """The first match not negated just before it in the same clause ("no need for a second
+    opinion" is not an offer of one; "I can't guarantee" is not a guarantee)."""
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
+            before = re.split(r"[.!?;,\n]", before)[-1]
+            if negatable and _NEGATION.search(before.lower()):
+                continue
+            return match.group(0)
+    return None
+
+
 @dataclass(frozen=True)
 class SafetyRule:
     id: str
@@ -36,15 +51,7 @@ class SafetyRule:
     negatable: bool = True
 
     def find(self, text: str) -> str | None:
-        """The first matching quote, ignoring matches negated just before ("I can't guarantee")."""
-        for pattern in self.patterns:
-            for match in pattern.finditer(text):
-                before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
-                before = re.split(r"[.!?;,\n]", before)[-1]
-                if self.negatable and _NEGATION.search(before.lower()):
-                    continue
-                return match.group(0)
-        return None
+        return find_unnegated(self.patterns, text, self.negatable)
 
 
 @dataclass(frozen=True)

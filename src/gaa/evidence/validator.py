@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from gaa.evidence.claims import extract_claims, sentences
 from gaa.evidence.knowledge import check_claim
-from gaa.evidence.rules import communication_cues, consent_items, safety_rules
+from gaa.evidence.rules import communication_cues, consent_items, find_unnegated, safety_rules
 from gaa.models import MedicalCase
 
 Stance = Literal["for", "against", "neutral"]
@@ -115,7 +115,7 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         )
         if (
             supported_kind
-            or any(p.search(text) for p in item.patterns)
+            or find_unnegated(item.patterns, text) is not None
             or (item.fact_kinds and _mentions_fact_kind(text, case, item.fact_kinds))
         ):
             covered.append(item.id)

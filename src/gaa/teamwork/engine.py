@@ -153,6 +153,7 @@ def _aggregate(team: Team) -> tuple[str, dict[str, QuestionOutcome]]:
             tied=vote.tied if len(vote.tied) > 1 else [],
             first_choices={label[i]: ranking[0] for i, ranking in rankings.items()},
             confidences={label[i]: final[i].answers[question.id].confidence for i in rankings},
+            rationales={label[i]: final[i].answers[question.id].rationale for i in rankings},
             initial_choices={
                 label[i]: r.answers[question.id].choice
                 for i, r in team.history[0].items()

@@ -74,6 +74,7 @@ class QuestionOutcome(BaseModel):
     tied: list[str] = Field(default_factory=list)
     first_choices: dict[str, str] = Field(default_factory=dict)
     confidences: dict[str, float | None] = Field(default_factory=dict)
+    rationales: dict[str, str] = Field(default_factory=dict)
     initial_choices: dict[str, str] = Field(default_factory=dict)
     overridden_from: str | None = None
     override_reason: str = ""

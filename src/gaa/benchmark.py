@@ -1,0 +1,107 @@
+"""``medical_dialogue``: the benchmark task. One sample per persona; the dialogue is the solver,
+the teamwork judge the scorer. Every argument is checked before any sample runs."""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from gaa._args import split_list
+from gaa._scoring import DEFAULT_WEIGHTS
+from gaa.dialogue import DEFAULT_MAX_ROUNDS, DEFAULT_RETRY_WAIT, PATIENTS, dialogue_solver
+from gaa.errors import GAAError
+from gaa.judge import JUDGES, dialogue_judge
+from gaa.models import PatientPersona
+from gaa.personas import select_personas
+from gaa.plugins import catalogue
+from gaa.teamwork import TeamworkConfig
+
+FAIL_ON_ERROR = 0.2
+"""A failing persona does not stop the run; more than 20% failing (a systematic fault) does."""
+
+
+class BenchmarkConfigError(GAAError, ValueError):
+    """An invalid argument of the medical_dialogue task."""
+
+
+def persona_sample(persona: PatientPersona) -> Sample:
+    case = catalogue().cases.get(persona.medical_case)
+    return Sample(
+        id=persona.persona_id,
+        input=f"Consultation with patient {persona.persona_id} about {case.item.operation}.",
+        metadata={
+            "mbti": persona.mbti_type,
+            "gender": persona.gender or "unspecified",
+            "case": persona.medical_case,
+            "case_name": case.full_name,
+            "persona": persona.model_dump(mode="json"),
+        },
+    )
+
+
+def parse_weights(weights: str | list[str] | tuple[float, ...]) -> tuple[float, float, float]:
+    values = split_list(weights) if isinstance(weights, str | list) else list(weights)
+    try:
+        numbers = tuple(float(value) for value in values)
+    except ValueError:
+        numbers = ()
+    if len(numbers) != 3 or any(n < 0 for n in numbers) or sum(numbers) == 0:
+        raise BenchmarkConfigError(
+            f"weights must be three non-negative numbers for empathy, persuasion and safety, "
+            f"e.g. 30,40,30; got {weights!r}"
+        )
+    return numbers[0], numbers[1], numbers[2]
+
+
+@task
+def medical_dialogue(
+    personas: str | list[str] = "all",
+    cases: str | list[str] | None = None,
+    doctor: str = "model",
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    reveal_persona: bool = False,
+    patient: str = "model",
+    judge: str = "panel",
+    teamwork: str | list[str] = "all",
+    safety_gate: bool = True,
+    counterfactuals: bool = False,
+    weights: str | list[str] = "30,40,30",
+    doctor_retry_wait: float = DEFAULT_RETRY_WAIT,
+) -> Task:
+    """The medical dialogue benchmark (parameters: see the README)."""
+    selected = select_personas(personas, cases)
+    entry = catalogue().doctors.get(doctor)  # an unknown doctor fails here, with did-you-mean
+    if patient not in PATIENTS:
+        raise BenchmarkConfigError(f"patient must be one of {', '.join(PATIENTS)}, not {patient!r}")
+    if judge not in JUDGES:
+        raise BenchmarkConfigError(f"judge must be one of {', '.join(JUDGES)}, not {judge!r}")
+    if int(max_rounds) < 1:
+        raise BenchmarkConfigError(f"max_rounds must be at least 1, not {max_rounds}")
+    if judge == "panel":
+        TeamworkConfig.parse(teamwork)
+    weight_values = parse_weights(weights) if weights else DEFAULT_WEIGHTS
+    return Task(
+        dataset=MemoryDataset([persona_sample(p) for p in selected], name="gaa-personas"),
+        solver=dialogue_solver(
+            doctor=entry.full_name,
+            patient=patient,
+            max_rounds=int(max_rounds),
+            reveal_persona=bool(reveal_persona),
+            doctor_retry_wait=float(doctor_retry_wait),
+        ),
+        scorer=dialogue_judge(
+            judge=judge,
+            teamwork=teamwork,
+            safety_gate=bool(safety_gate),
+            weights=weight_values,
+            counterfactuals=bool(counterfactuals),
+        ),
+        fail_on_error=FAIL_ON_ERROR,
+        metadata={
+            "doctor": entry.full_name,
+            "patient": patient,
+            "judge": judge,
+            "teamwork": teamwork if judge == "panel" else None,
+            "max_rounds": int(max_rounds),
+        },
+    )

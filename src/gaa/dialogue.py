@@ -1,0 +1,285 @@
+"""The dialogue solver: one consultation between a doctor and a simulated patient per sample.
+
+The patient opens. Each round: a doctor turn, its evidence validation, a patient turn. The
+dialogue stops when the patient accepts or firmly refuses, or after ``max_rounds``. A doctor
+that raises or times out is retried with exponential backoff (3 attempts, then the sample
+fails with a clear error); an empty reply gets one request to answer again. A patient that
+fails is retried once, then says a neutral scripted line (recorded). Every round is a span in
+the transcript; the :class:`~gaa.models.DialogueSession`, the validator's findings and the
+counts of retries, fallbacks and parse misses go into the sample store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+from inspect_ai.agent import Agent, AgentState
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Model,
+    ModelOutput,
+    get_model,
+    model_roles,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import span, store
+from pydantic import BaseModel, Field
+
+from gaa.doctors.model_doctor import doctor_system_prompt
+from gaa.doctors.reference import CASE_STORE_KEY
+from gaa.evidence import DialogueEvidence, validate_turn
+from gaa.models import Decision, DialogueSession, DialogueTurn, MedicalCase, Outcome, PatientPersona
+from gaa.patient import (
+    ModelPatient,
+    Patient,
+    PatientReply,
+    ScriptedPatient,
+    construct_system_prompt,
+    sanitize_doctor_text,
+)
+from gaa.plugins import catalogue
+
+DEFAULT_MAX_ROUNDS = 5
+DOCTOR_ATTEMPTS = 3
+DEFAULT_RETRY_WAIT = 1.0
+DEFAULT_DOCTOR_TIMEOUT = 300.0
+SESSION_KEY = "gaa:session"
+EVIDENCE_KEY = "gaa:evidence"
+STATS_KEY = "gaa:dialogue"
+PATIENTS = ("model", "scripted")
+REASK = (
+    "(Your last reply to the patient was empty. Please answer the patient now, in your own words.)"
+)
+
+
+class DoctorFailure(RuntimeError):
+    """The doctor could not produce a reply after every retry."""
+
+
+class DialogueStats(BaseModel):
+    """What went wrong or was worked around during one consultation: nothing is silent."""
+
+    doctor_retries: int = 0
+    doctor_errors: list[str] = Field(default_factory=list)
+    doctor_reasks: int = 0
+    patient_fallbacks: int = 0
+    patient_errors: list[str] = Field(default_factory=list)
+    parse_misses: int = 0
+    constructor_fallback: str | None = None
+    sanitized: list[str] = Field(default_factory=list)
+    initial_willingness: int | None = None
+    final_willingness: int | None = None
+    final_decision: str = "UNDECIDED"
+    rounds: int = 0
+
+    @property
+    def fallbacks(self) -> list[str]:
+        used = []
+        if self.constructor_fallback:
+            used.append("patient_constructor_template")
+        used += ["patient_neutral_line"] * self.patient_fallbacks
+        return used
+
+
+def _role_model(role: str, default: Model | None = None) -> Model:
+    bound = model_roles().get(role)
+    if bound is None:
+        return default or get_model()
+    return bound[0] if isinstance(bound, list) else bound
+
+
+async def _ask_doctor(
+    doctor: Agent,
+    view: list[ChatMessage],
+    stats: DialogueStats,
+    *,
+    name: str,
+    round_: int,
+    retry_wait: float,
+    timeout: float,
+) -> str:
+    reasked = False
+    attempt = 0
+    messages = list(view)
+    while True:
+        attempt += 1
+        try:
+            with anyio.fail_after(timeout):
+                state = await doctor(AgentState(messages=list(messages)))
+        except Exception as exc:
+            error = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
+            stats.doctor_errors.append(f"round {round_}, attempt {attempt}: {error}")
+            if attempt >= DOCTOR_ATTEMPTS:
+                raise DoctorFailure(
+                    f"Doctor {name} failed {DOCTOR_ATTEMPTS} times in round {round_} "
+                    f"(last error: {error})"
+                ) from exc
+            stats.doctor_retries += 1
+            transcript().info(f"Doctor {name} failed ({error}); retrying", source="dialogue")
+            await anyio.sleep(retry_wait * 2 ** (attempt - 1))
+            continue
+        new = state.messages[len(messages) :]
+        replies = [m for m in new if isinstance(m, ChatMessageAssistant)]
+        text = replies[-1].text.strip() if replies else ""
+        if text:
+            return text
+        if reasked:
+            raise DoctorFailure(f"Doctor {name} gave an empty reply in round {round_}, twice")
+        reasked = True
+        stats.doctor_reasks += 1
+        messages = [*messages, ChatMessageUser(content=REASK)]
+        attempt -= 1  # an empty reply is re-asked, not retried
+
+
+def _outcome(decision: str) -> Outcome:
+    return {"ACCEPT": "accepted", "REFUSE": "rejected"}.get(decision, "uncertain")  # type: ignore[return-value]
+
+
+@solver
+def dialogue_solver(
+    doctor: str = "model",
+    patient: str = "model",
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    reveal_persona: bool = False,
+    doctor_retry_wait: float = DEFAULT_RETRY_WAIT,
+    doctor_timeout: float = DEFAULT_DOCTOR_TIMEOUT,
+) -> Solver:
+    """Run the consultation; the sample's metadata names the persona and the case."""
+    entry = catalogue().doctors.get(doctor)
+    factory: Callable[[], Agent] = entry.item
+    if patient not in PATIENTS:
+        raise ValueError(f"patient must be one of {', '.join(PATIENTS)}, not {patient!r}")
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        persona = PatientPersona.model_validate(state.metadata["persona"])
+        case_entry = catalogue().cases.get(state.metadata["case_name"])
+        case: MedicalCase = case_entry.item
+        store().set(CASE_STORE_KEY, case_entry.full_name)
+        stats = DialogueStats()
+        the_patient: Patient
+        if patient == "scripted":
+            the_patient = ScriptedPatient(persona, case)
+        else:
+            patient_model = _role_model("patient")
+            async with span("patient constructor"):
+                prompt, failure = await construct_system_prompt(
+                    persona, case, _role_model("constructor", patient_model)
+                )
+            if failure:
+                stats.constructor_fallback = failure
+                transcript().info(
+                    f"Patient constructor failed ({failure}); template used", source="patient"
+                )
+            persona.system_prompt = prompt
+            the_patient = ModelPatient(patient_model, prompt)
+
+        agent = factory()
+        session = DialogueSession(
+            session_id=str(state.sample_id), persona_id=persona.persona_id, doctor=entry.full_name
+        )
+        evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
+        view: list[ChatMessage] = [
+            ChatMessageSystem(content=doctor_system_prompt(case, persona, reveal_persona))
+        ]
+        decision: Decision = "UNDECIDED"
+        willingness: int | None = None
+
+        def patient_turn(reply: PatientReply, number: int) -> None:
+            nonlocal decision, willingness
+            if reply.fallback:
+                stats.patient_fallbacks += 1
+            elif reply.decision is None or reply.willingness is None:
+                stats.parse_misses += 1
+            decision = reply.decision or decision
+            willingness = reply.willingness if reply.willingness is not None else willingness
+            session.turns.append(
+                DialogueTurn(
+                    turn_number=number,
+                    speaker="patient",
+                    message=reply.message,
+                    decision=decision,
+                    willingness=willingness,
+                )
+            )
+            view.append(ChatMessageUser(content=reply.message))
+            transcript().info(
+                f"**Patient** ({decision}, willingness {willingness}): {reply.message}",
+                source="patient",
+            )
+
+        async with span("opening"):
+            patient_turn(await the_patient.open(), 0)
+        stats.initial_willingness = willingness
+        for round_ in range(1, max_rounds + 1):
+            async with span(f"round {round_}"):
+                text = await _ask_doctor(
+                    agent,
+                    view,
+                    stats,
+                    name=entry.full_name,
+                    round_=round_,
+                    retry_wait=doctor_retry_wait,
+                    timeout=doctor_timeout,
+                )
+                validation = validate_turn(text, case)
+                evidence.add(validation)
+                clean, removed = sanitize_doctor_text(text)
+                stats.sanitized += removed
+                session.turns.append(
+                    DialogueTurn(
+                        turn_number=2 * round_ - 1,
+                        speaker="doctor",
+                        message=text,
+                        validation=validation.model_dump(),
+                    )
+                )
+                view.append(ChatMessageAssistant(content=text))
+                flags = ", ".join(f.rule for f in validation.flags) or "none"
+                transcript().info(f"**Doctor**: {text}\n\n_flags: {flags}_", source="doctor")
+                patient_turn(await the_patient.respond(clean, validation), 2 * round_)
+                stats.rounds = round_
+            if decision in ("ACCEPT", "REFUSE"):
+                break
+
+        if isinstance(the_patient, ModelPatient):
+            stats.patient_errors = the_patient.errors
+        stats.final_decision, stats.final_willingness = decision, willingness
+        session.end_time = datetime.now(UTC)
+        session.final_outcome = _outcome(decision)
+        state.store.set(SESSION_KEY, session.model_dump(mode="json"))
+        state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
+        state.store.set(STATS_KEY, stats.model_dump(mode="json"))
+        state.metadata["system_prompt"] = persona.system_prompt
+        state.messages = [
+            (ChatMessageUser if turn.speaker == "patient" else ChatMessageAssistant)(
+                content=turn.message
+            )
+            for turn in session.turns
+        ]
+        state.output = ModelOutput.from_content(
+            model=entry.full_name,
+            content=(
+                f"Outcome: {session.final_outcome} "
+                f"(willingness {willingness}, {stats.rounds} rounds)"
+            ),
+        )
+        return state
+
+    return solve
+
+
+def stored(
+    state: TaskState,
+) -> tuple[DialogueSession, DialogueEvidence, DialogueStats, dict[str, Any]]:
+    """The session, evidence and stats the solver stored (for the judge)."""
+    session = DialogueSession.model_validate(state.store.get(SESSION_KEY))
+    evidence = DialogueEvidence.model_validate(state.store.get(EVIDENCE_KEY))
+    stats = DialogueStats.model_validate(state.store.get(STATS_KEY))
+    return session, evidence, stats, dict(state.metadata)

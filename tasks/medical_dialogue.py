@@ -1,0 +1,51 @@
+"""The GAA medical dialogue benchmark: a doctor agent talks a simulated patient through a
+surgical decision; a teamwork panel judges empathy, persuasion, safety, accuracy and consent.
+
+    inspect eval tasks/medical_dialogue.py --model <doctor model> \\
+        --model-role patient=<model> --model-role judge=<model> \\
+        [-T personas=all|INTJ_M_PNEUMO,...|INTJ_*]
+        [-T doctor=model|reference/exemplary|<plugin>/<name>]
+        [-T patient=model|scripted] [-T judge=panel|rules] [-T teamwork=all|base|C1..C8]
+        [-T max_rounds=5] [-T reveal_persona=false] [-T safety_gate=true] [-T counterfactuals=false]
+
+Offline, with no model at all:
+
+    inspect eval tasks/medical_dialogue.py --model none \\
+        -T doctor=reference/exemplary -T patient=scripted -T judge=rules
+"""
+
+from inspect_ai import Task, task
+
+from gaa.benchmark import medical_dialogue as build_medical_dialogue
+
+
+@task
+def medical_dialogue(
+    personas: str | list[str] = "all",
+    cases: str | list[str] | None = None,
+    doctor: str = "model",
+    max_rounds: int = 5,
+    reveal_persona: bool = False,
+    patient: str = "model",
+    judge: str = "panel",
+    teamwork: str | list[str] = "all",
+    safety_gate: bool = True,
+    counterfactuals: bool = False,
+    weights: str | list[str] = "30,40,30",
+    doctor_retry_wait: float = 1.0,
+) -> Task:
+    """The medical dialogue benchmark; see gaa.benchmark.medical_dialogue."""
+    return build_medical_dialogue(
+        personas,
+        cases,
+        doctor,
+        max_rounds,
+        reveal_persona,
+        patient,
+        judge,
+        teamwork,
+        safety_gate,
+        counterfactuals,
+        weights,
+        doctor_retry_wait,
+    )
