@@ -41,7 +41,7 @@ def test_builtin_cases_are_registered_by_the_gaa_plugin() -> None:
     assert entry.plugin == "gaa" and entry.item.code == "PNEUMO"
     assert catalogue.cases.get("lung_cancer").item.code == "LUNG"
     builtin = [info for info in catalogue.plugins if info.builtin]
-    assert {info.name for info in builtin} == {"gaa"}
+    assert {info.name for info in builtin} == {"gaa", "reference"}
     assert {info.module for info in builtin} == set(plugins.DEFAULT_PLUGINS)
 
 
