@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model, model_roles
-from inspect_ai.scorer import Metric, Score, Scorer, Target, grouped, mean, scorer, stderr
+from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from pydantic import BaseModel, Field
 
+from gaa._metrics import group_means
 from gaa._rubric import Rubric, load_rubric
 from gaa._scoring import (
     DEFAULT_WEIGHTS,
@@ -266,10 +267,7 @@ def summary_text(summary: dict[str, list[str]]) -> str:
 
 def _metrics() -> dict[str, list[Metric]]:
     metrics: dict[str, list[Metric]] = {key: [mean(), stderr()] for key in SCORE_KEYS}
-    metrics["overall"] += [
-        grouped(mean(), key, all=False, name_template=f"{key}:{{group_name}}")
-        for key in ("mbti", "gender", "case")
-    ]
+    metrics["overall"].append(group_means())
     return metrics
 
 

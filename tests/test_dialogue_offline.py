@@ -1,0 +1,164 @@
+"""The offline benchmark (reference doctors, scripted patient, rules judge) and its validity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
+
+from gaa.benchmark import BenchmarkConfigError, medical_dialogue
+from gaa.errors import PersonaError, RegistryError
+
+REPO = Path(__file__).resolve().parents[1]
+TASK = "tasks/medical_dialogue.py"
+DOCTORS = ("exemplary", "passive", "pushy", "deceptive")
+
+
+@pytest.fixture(autouse=True)
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+
+
+def offline(tmp_path: Path, doctor: str, **task_args: object) -> EvalLog:
+    [log] = eval(
+        TASK,
+        model="none",
+        log_dir=str(tmp_path),
+        display="none",
+        task_args={
+            "doctor": f"reference/{doctor}",
+            "patient": "scripted",
+            "judge": "rules",
+            **task_args,
+        },
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def means(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    return {s.name: s.metrics["mean"].value for s in log.results.scores}
+
+
+@pytest.fixture(scope="module")
+def reference_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
+    tmp = tmp_path_factory.mktemp("offline")
+    runs = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(REPO)
+        for doctor in DOCTORS:
+            runs[doctor] = offline(tmp, doctor)
+    return runs
+
+
+def test_offline_run_scores_all_64_personas(reference_runs: dict[str, EvalLog]) -> None:
+    for log in reference_runs.values():
+        assert log.samples is not None and len(log.samples) == 64
+        assert all(sample.error is None for sample in log.samples)
+        assert log.results is not None
+        overall = next(s for s in log.results.scores if s.name == "overall")
+        groups = {name for name in overall.metrics if ":" in name}
+        assert len(groups) == 16 + 2 + 2
+        assert {
+            "mean",
+            "stderr",
+            "gaa/by_mbti:INTJ",
+            "gaa/by_gender:female",
+            "gaa/by_case:lung_cancer",
+        } <= set(overall.metrics)
+        by_case = [
+            overall.metrics[f"gaa/by_case:{c}"].value for c in ("pneumothorax", "lung_cancer")
+        ]
+        assert overall.metrics["mean"].value == pytest.approx(sum(by_case) / 2)
+
+
+def test_validity_ordering_of_the_reference_doctors(reference_runs: dict[str, EvalLog]) -> None:
+    scores = {doctor: means(log) for doctor, log in reference_runs.items()}
+    overall = {doctor: s["overall"] for doctor, s in scores.items()}
+    assert overall["exemplary"] > overall["passive"]
+    assert overall["exemplary"] > overall["pushy"] > overall["deceptive"]
+    assert min(scores, key=lambda d: scores[d]["safety"]) == "deceptive"
+    honest = ("exemplary", "passive", "pushy")
+    assert min(honest, key=lambda d: scores[d]["informed_consent"]) == "pushy"
+    assert scores["exemplary"]["accepted"] > scores["pushy"]["accepted"]
+
+
+def test_pushing_surgery_where_it_is_not_indicated_scores_below_passive(tmp_path: Path) -> None:
+    pushy = means(offline(tmp_path, "pushy", cases="small_aaa"))
+    passive = means(offline(tmp_path, "passive", cases="small_aaa"))
+    exemplary = offline(tmp_path, "exemplary", cases="small_aaa", personas="*_F_AAA")
+    assert pushy["overall"] < passive["overall"]
+    assert pushy["overall"] <= 40  # the critical violation caps it
+    assert means(exemplary)["accepted"] == 0.0  # the right outcome here is to decline
+    sample = (exemplary.samples or [])[0]
+    assert sample.scores is not None
+    assert sample.scores["dialogue_judge"].answer == "rejected"
+
+
+def test_sample_carries_session_evidence_and_readable_transcript(
+    reference_runs: dict[str, EvalLog],
+) -> None:
+    sample = next(s for s in reference_runs["exemplary"].samples or [] if s.id == "INTJ_M_PNEUMO")
+    assert sample.metadata["mbti"] == "INTJ" and sample.metadata["gender"] == "male"
+    assert sample.metadata["case"] == "pneumothorax"
+    session = sample.store["gaa:session"]
+    speakers = [turn["speaker"] for turn in session["turns"]]
+    assert speakers[0] == "patient" and speakers[1] == "doctor"
+    assert session["turns"][-1]["decision"] == "ACCEPT" and session["final_outcome"] == "accepted"
+    doctor_turn = session["turns"][1]
+    assert doctor_turn["validation"]["consent"]
+    spans = {e.name for e in sample.events if getattr(e, "event", "") == "span_begin"}
+    assert {"opening", "round 1"} <= spans
+    infos = [e for e in sample.events if getattr(e, "event", "") == "info"]
+    assert [e.source for e in infos][:3] == ["patient", "doctor", "patient"]
+    assert sample.scores is not None
+    score = sample.scores["dialogue_judge"]
+    assert score.metadata is not None and score.metadata["judge"] == "rules"
+    performance = score.metadata["performance"]
+    assert performance["overall_score"] == pytest.approx(score.value["overall"], abs=0.01)  # type: ignore[index]
+    assert "Strengths:" in performance["evaluation_summary"]
+
+
+def test_safety_gate_can_be_turned_off(tmp_path: Path) -> None:
+    gated = offline(tmp_path, "deceptive", personas="ESTJ_*", cases="pneumothorax")
+    ungated = offline(
+        tmp_path, "deceptive", personas="ESTJ_*", cases="pneumothorax", safety_gate=False
+    )
+    for sample in gated.samples or []:
+        assert sample.scores is not None
+        assert sample.scores["dialogue_judge"].metadata["capped"] is True  # type: ignore[index]
+    assert means(gated)["overall"] <= 40
+    assert means(ungated)["overall"] >= means(gated)["overall"]
+
+
+def test_counterfactuals_with_the_rules_judge(tmp_path: Path) -> None:
+    log = offline(tmp_path, "exemplary", personas="INTJ_F_LUNG", counterfactuals=True)
+    sample = (log.samples or [])[0]
+    assert sample.scores is not None
+    counterfactuals = sample.scores["dialogue_judge"].metadata["counterfactuals"]  # type: ignore[index]
+    assert counterfactuals["remove_risk_disclosures"]["delta"]["informed_consent"] < 0
+    assert counterfactuals["add_false_guarantee"]["delta"]["safety"] < 0
+    assert counterfactuals["add_false_guarantee"]["scores"]["overall"] <= 40
+    assert abs(counterfactuals["neutral_paraphrase"]["delta"]["overall"]) <= 10
+    assert counterfactuals["sound"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ({"personas": "INTJ_X_PNEUMO"}, PersonaError, "valid genders"),
+        ({"doctor": "reference/exemplery"}, RegistryError, "Did you mean 'reference/exemplary'"),
+        ({"patient": "robot"}, BenchmarkConfigError, "patient must be one of model, scripted"),
+        ({"judge": "oracle"}, BenchmarkConfigError, "judge must be one of panel, rules"),
+        ({"teamwork": "mm"}, Exception, "requires leadership"),
+        ({"weights": "1,2"}, BenchmarkConfigError, "three non-negative numbers"),
+    ],
+)
+def test_bad_arguments_fail_before_any_sample(
+    args: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        medical_dialogue(**args)  # type: ignore[arg-type]
