@@ -114,7 +114,9 @@ async def _ask_doctor(
             with anyio.fail_after(timeout):
                 state = await doctor(AgentState(messages=list(messages)))
         except Exception as exc:
-            error = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
+            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if isinstance(exc, TimeoutError):
+                error = f"timed out ({error})"
             stats.doctor_errors.append(f"round {round_}, attempt {attempt}: {error}")
             if attempt >= DOCTOR_ATTEMPTS:
                 raise DoctorFailure(
