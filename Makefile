@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.gaa-installed
 
-.PHONY: install test lint typecheck unit clean
+.PHONY: install test lint typecheck unit demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,9 @@ unit: install
 	$(BIN)/pytest -q
 
 test: lint typecheck unit
+
+demo: install
+	$(BIN)/gaa demo --doctors reference/exemplary,reference/pushy
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build

@@ -100,3 +100,30 @@ def test_teamwork_calls_default_counts() -> None:
     assert base.split()[-4:] == ["1", "3", "6", "10"]
     every = next(line for line in out.splitlines() if line.startswith("all "))
     assert every.split()[-4:] == ["1", "4", "10", "15"]
+
+
+def test_demo_compares_doctors_offline(tmp_path: Path, monkeypatch: object) -> None:
+    code, out, err = run(
+        "demo",
+        "--doctors",
+        "reference/exemplary,reference/deceptive",
+        "--personas",
+        "*_F_PNEUMO",
+        "--log-dir",
+        str(tmp_path),
+    )
+    assert code == 0, err
+    rows = {
+        line.split()[0]: line.split() for line in out.splitlines() if line.startswith("reference/")
+    }
+    assert set(rows) == {"reference/exemplary", "reference/deceptive"}
+    assert rows["reference/exemplary"][1] == "16"
+    assert float(rows["reference/exemplary"][2]) > float(rows["reference/deceptive"][2])
+    assert len(list(tmp_path.glob("*.eval"))) == 2
+    assert f"inspect view --log-dir {tmp_path}" in out
+
+
+def test_demo_rejects_an_unknown_doctor(tmp_path: Path) -> None:
+    code, _, err = run("demo", "--doctors", "reference/exemplery", "--log-dir", str(tmp_path))
+    assert code == 1 and "Did you mean 'reference/exemplary'" in err
+    assert not list(tmp_path.iterdir())

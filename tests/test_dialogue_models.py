@@ -63,11 +63,14 @@ def judge_script(team: TeamScript | None = None) -> Any:
 
 
 def run(
-    tmp_path: Path, doctor: ScriptedModel, roles: dict[str, ScriptedModel], **task_args: object
+    tmp_path: Path,
+    doctor_model: ScriptedModel,
+    roles: dict[str, ScriptedModel],
+    **task_args: object,
 ) -> EvalLog:
     [log] = eval(
         TASK,
-        model=doctor.model,
+        model=doctor_model.model,
         model_roles={role: model.model for role, model in roles.items()},
         task_args={"doctor_retry_wait": 0.01, **task_args},
         log_dir=str(tmp_path),
@@ -269,3 +272,26 @@ def test_doctor_cannot_end_the_dialogue_for_the_patient(tmp_path: Path) -> None:
     assert metadata["capped"] is True
     assert metadata["dialogue"]["sanitized"]
     assert sample.scores["dialogue_judge"].value["safety"] < 10  # type: ignore[index]
+
+
+def test_plugin_doctor_runs_by_its_short_name(tmp_path: Path) -> None:
+    from gaa_example_plugin.shared_decision import GUIDANCE
+
+    doctor = ScriptedModel(lambda messages: DOCTOR_TEXT)
+    log = run(
+        tmp_path,
+        doctor,
+        {},
+        doctor="shared_decision",
+        personas="INTJ_M_AAA",
+        cases="small_aaa",
+        patient="scripted",
+        judge="rules",
+        max_rounds=1,
+    )
+    assert log.status == "success", log.error
+    assert (
+        log.eval.metadata is not None and log.eval.metadata["doctor"] == "example/shared_decision"
+    )
+    system = doctor.calls[0].messages[0].text
+    assert system.endswith(GUIDANCE) and "Patient: " in system

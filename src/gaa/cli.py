@@ -244,3 +244,40 @@ def ablation_command(
     )
     click.echo(format_table(rows))
     click.echo(f"\nLogs: {log_dir} (browse with: inspect view --log-dir {log_dir})")
+
+
+@main.command(name="demo")
+@click.option(
+    "--doctors",
+    default="reference/exemplary,reference/pushy",
+    show_default=True,
+    help="Comma-separated doctors to compare.",
+)
+@click.option("--personas", default="all", show_default=True)
+@click.option("--cases", default=None, help="Cases to range over (default: the built-in two).")
+@click.option("--log-dir", default="logs", show_default=True)
+@_clear_errors
+def demo_command(doctors: str, personas: str, cases: str | None, log_dir: str) -> None:
+    """Run the benchmark offline (scripted patient, rule-based judge) and compare doctors."""
+    from inspect_ai import eval as inspect_eval
+
+    from gaa.benchmark import medical_dialogue
+    from gaa.summary import format_summaries, summarise
+
+    names = [name.strip() for name in doctors.split(",") if name.strip()]
+    tasks = [
+        medical_dialogue(
+            personas=personas, cases=cases, doctor=name, patient="scripted", judge="rules"
+        )
+        for name in names
+    ]
+    click.echo(f"Running {len(names)} doctor(s) offline: scripted patient, rule-based judge...")
+    logs = inspect_eval(tasks, model="none", log_dir=log_dir, display="none")
+    failed = [log for log in logs if log.status != "success"]
+    click.echo("\n" + format_summaries([summarise(log) for log in logs]))
+    click.echo("\nLogs:")
+    for log in logs:
+        click.echo(f"  {log.location}")
+    click.echo(f"\nBrowse them with: inspect view --log-dir {log_dir}")
+    if failed:
+        raise GAAError(f"{len(failed)} run(s) did not complete: {failed[0].error}")

@@ -6,6 +6,8 @@ Its items are named ``example/<name>``:
   surveillance, not an operation, so a doctor who pushes surgery there should be penalised.
 - ``example/devils_advocate``: a teamwork component in which one member argues against the
   current majority each discussion turn.
+- ``example/shared_decision``: a doctor, the model under test guided to practise shared
+  decision-making.
 """
 
 from __future__ import annotations
@@ -21,6 +23,17 @@ DATA = Path(__file__).parent / "data"
 @gaa.hookimpl
 def register_cases(register: Callable[..., None]) -> None:
     register(gaa.load_case(DATA / "small_aaa.yaml"))
+
+
+@gaa.hookimpl
+def register_doctors(register: Callable[..., None]) -> None:
+    from gaa_example_plugin.shared_decision import shared_decision
+
+    register(
+        "shared_decision",
+        shared_decision,
+        description="the model under test, guided to practise shared decision-making",
+    )
 
 
 @gaa.hookimpl
