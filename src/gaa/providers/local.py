@@ -1,0 +1,157 @@
+"""``gaa-local/<model>``: the embedded model, run in-process by llama-cpp-python.
+
+No key and no network are needed.
+
+``<model>`` is a name from :data:`~gaa.providers.local_models.LOCAL_MODELS` (default
+``qwen2.5-0.5b``) or the path of a ``.gguf`` file. The GGUF's own chat template is applied (a
+named format for models without one). Temperature, top_p, max_tokens, seed and stop are
+honoured; ``response_schema`` becomes a JSON-schema grammar, so structured replies parse.
+Generation is CPU-bound, so each loaded model generates one reply at a time (in a worker
+thread, leaving the event loop free) and ``max_connections`` defaults to 1.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessage,
+    ChatMessageAssistant,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+)
+from inspect_ai.model._model_call import ModelCall
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from gaa.providers.local_models import INSTALL_HINT, LocalModelError, resolve_gguf
+
+DEFAULT_MAX_TOKENS = 512
+"""Small models may never emit end-of-turn: a reply is always bounded."""
+DEFAULT_CONTEXT = 8192
+DEFAULT_THREADS = 2
+
+_STOP_REASONS = {"stop": "stop", "length": "max_tokens"}
+_loaded: dict[tuple[str, int, str | None], Any] = {}
+_load_lock = threading.Lock()
+
+
+def load_llama(path: Path, n_ctx: int, chat_format: str | None, n_threads: int) -> Any:
+    """Load (once per process) a GGUF with llama-cpp-python."""
+    key = (str(path), n_ctx, chat_format)
+    with _load_lock:
+        if key not in _loaded:
+            try:
+                from llama_cpp import Llama  # type: ignore[import-not-found,unused-ignore]
+            except ImportError:
+                raise LocalModelError(
+                    f"The embedded model needs llama-cpp-python: {INSTALL_HINT}"
+                ) from None
+            _loaded[key] = Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                chat_format=chat_format,
+                verbose=False,
+            )
+        return _loaded[key]
+
+
+def message_dict(message: ChatMessage) -> dict[str, str]:
+    role = message.role if message.role in ("system", "user", "assistant") else "user"
+    return {"role": role, "content": message.text}
+
+
+class LocalGGUFAPI(ModelAPI):
+    """An Inspect model API for a local GGUF file."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008 (Inspect's ModelAPI signature)
+        n_ctx: int = DEFAULT_CONTEXT,
+        n_threads: int = DEFAULT_THREADS,
+        chat_format: str | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        self.path, spec = resolve_gguf(model_name)
+        self.chat_format = chat_format or (spec.chat_format if spec else None)
+        self.n_ctx, self.n_threads = int(n_ctx), int(n_threads)
+        self.model_args = model_args
+        self._lock = anyio.Lock()
+
+    @property
+    def llama(self) -> Any:
+        return load_llama(self.path, self.n_ctx, self.chat_format, self.n_threads)
+
+    def request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "messages": [message_dict(m) for m in input],
+            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+            **self.model_args,
+        }
+        for name, value in (
+            ("temperature", config.temperature),
+            ("top_p", config.top_p),
+            ("seed", config.seed),
+            ("stop", config.stop_seqs),
+        ):
+            if value is not None:
+                request[name] = value
+        if config.response_schema is not None:
+            request["response_format"] = {
+                "type": "json_object",
+                "schema": config.response_schema.json_schema.model_dump(exclude_none=True),
+            }
+        return request
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput, ModelCall]:
+        request = self.request(input, config)
+        llama = self.llama
+        async with self._lock:
+            response = await anyio.to_thread.run_sync(
+                lambda: llama.create_chat_completion(**request)
+            )
+        choice = response["choices"][0]
+        content = choice["message"].get("content") or ""
+        usage = response.get("usage") or {}
+        output = ModelOutput(
+            model=self.model_name,
+            choices=[
+                ChatCompletionChoice(
+                    message=ChatMessageAssistant(
+                        content=content, model=self.model_name, source="generate"
+                    ),
+                    stop_reason=_STOP_REASONS.get(choice.get("finish_reason") or "stop", "unknown"),  # type: ignore[arg-type]
+                )
+            ],
+            usage=ModelUsage(
+                input_tokens=usage.get("prompt_tokens", 0),
+                output_tokens=usage.get("completion_tokens", 0),
+                total_tokens=usage.get("total_tokens", 0),
+            ),
+        )
+        return output, ModelCall.create(request, {"content": content})
+
+    def max_connections(self) -> int:
+        return 1
+
+    def connection_key(self) -> str:
+        return str(self.path)
+
+    async def count_text_tokens(self, text: str) -> int:
+        return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False))
