@@ -7,6 +7,7 @@ surgical decision; a teamwork panel judges empathy, persuasion, safety, accuracy
         [-T doctor=model|reference/exemplary|<plugin>/<name>]
         [-T patient=model|scripted] [-T judge=panel|rules] [-T teamwork=all|base|C1..C8]
         [-T max_rounds=5] [-T reveal_persona=false] [-T safety_gate=true] [-T counterfactuals=false]
+        [-T structured_output=false]
 
 Offline, with no model at all:
 
@@ -33,6 +34,7 @@ def medical_dialogue(
     counterfactuals: bool = False,
     weights: str | list[str] = "30,40,30",
     doctor_retry_wait: float = 1.0,
+    structured_output: bool = False,
 ) -> Task:
     """The medical dialogue benchmark; see gaa.benchmark.medical_dialogue."""
     return build_medical_dialogue(
@@ -48,4 +50,5 @@ def medical_dialogue(
         counterfactuals,
         weights,
         doctor_retry_wait,
+        structured_output,
     )

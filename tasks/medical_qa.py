@@ -18,6 +18,9 @@ def medical_qa(
     n_agents: int | str = "auto",
     n_turns: int = 2,
     seed: int | None = None,
+    structured_output: bool = False,
 ) -> Task:
     """Teamwork medical QA; see gaa.qa.medical_qa for the parameters."""
-    return build_medical_qa(question_set, dataset, teamwork, n_agents, n_turns, seed)
+    return build_medical_qa(
+        question_set, dataset, teamwork, n_agents, n_turns, seed, structured_output
+    )

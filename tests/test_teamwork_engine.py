@@ -272,3 +272,16 @@ async def test_devils_advocate_plugin_component_changes_the_transcript() -> None
     assert briefed[1].messages[0].text.startswith("You are Expert 2")
     assert "q1: A" in briefed[0].last_text
     assert len(with_da.calls) == planned_calls(config, 3)["total"]  # no extra calls
+
+
+async def test_structured_output_asks_members_for_the_reply_schema() -> None:
+    script = ScriptedModel(TeamScript().respond)
+    await deliberate(BATCH, TeamworkConfig.parse("base", 2, structured=True), [script.model])
+    member_calls = [c for c in script.calls if c.messages[0].text.startswith("You are Expert")]
+    assert member_calls and all(c.config.response_schema is not None for c in member_calls)
+    schema = member_calls[0].config.response_schema.json_schema  # type: ignore[union-attr]
+    assert schema.required == ["answers", "facts"]
+    assert schema.properties["answers"].required == ["q1"]  # type: ignore[index]
+    plain = ScriptedModel(TeamScript().respond)
+    await deliberate(BATCH, TeamworkConfig.parse("base", 2), [plain.model])
+    assert all(c.config.response_schema is None for c in plain.calls)

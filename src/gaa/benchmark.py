@@ -67,6 +67,7 @@ def medical_dialogue(
     counterfactuals: bool = False,
     weights: str | list[str] = "30,40,30",
     doctor_retry_wait: float = DEFAULT_RETRY_WAIT,
+    structured_output: bool = False,
 ) -> Task:
     """The medical dialogue benchmark (parameters: see the README)."""
     selected = select_personas(personas, cases)
@@ -95,6 +96,7 @@ def medical_dialogue(
             safety_gate=bool(safety_gate),
             weights=weight_values,
             counterfactuals=bool(counterfactuals),
+            structured_output=bool(structured_output),
         ),
         fail_on_error=FAIL_ON_ERROR,
         metadata={

@@ -198,6 +198,7 @@ async def judge_dialogue(
     weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
     safety_gate: bool = True,
     models: Sequence[Model] | None = None,
+    structured: bool = False,
 ) -> Judgement:
     """Rule on one consultation with the panel (falling back to the rules) or the rules alone."""
     rubric = load_rubric()
@@ -212,9 +213,8 @@ async def judge_dialogue(
         shared = preamble(session, evidence, stats, case, persona)
         team = list(models) if models is not None else judge_models()
         try:
-            result = await deliberate(
-                rubric_batch(rubric, shared), TeamworkConfig.parse(teamwork), team
-            )
+            config = TeamworkConfig.parse(teamwork, structured=structured)
+            result = await deliberate(rubric_batch(rubric, shared), config, team)
         except DeliberationError as exc:
             fallbacks.append(f"judge_panel_failed: {exc}")
             used = "rules (panel failed)"
@@ -278,6 +278,7 @@ def dialogue_judge(
     safety_gate: bool = True,
     weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
     counterfactuals: bool = False,
+    structured_output: bool = False,
 ) -> Scorer:
     """Score the doctor of each consultation (see the module docstring)."""
     if judge not in JUDGES:
@@ -299,6 +300,7 @@ def dialogue_judge(
             teamwork=teamwork,
             weights=weights,
             safety_gate=safety_gate,
+            structured=structured_output,
         )
         extra: dict[str, Any] = {}
         if counterfactuals:

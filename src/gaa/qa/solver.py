@@ -42,13 +42,14 @@ def teamwork_solver(
     n_agents: int | str = "auto",
     n_turns: int = 2,
     role: str = TEAMWORK_ROLE,
+    structured_output: bool = False,
 ) -> Solver:
     """Answer with a team; members use the models bound to ``role`` in turn.
 
     The deliberation (answers, votes, events, call ledger) is kept in the sample store under
     ``teamwork``; the output is ``ANSWER: <label>``.
     """
-    config = TeamworkConfig.parse(teamwork, n_agents, n_turns)
+    config = TeamworkConfig.parse(teamwork, n_agents, n_turns, structured=structured_output)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         started = perf_counter()

@@ -24,6 +24,7 @@ def medical_qa(
     n_agents: int | str = "auto",
     n_turns: int = DEFAULT_TURNS,
     seed: int | None = None,
+    structured_output: bool = False,
 ) -> Task:
     """Build the task; bad arguments fail here, before any sample runs."""
     config = TeamworkConfig.parse(teamwork, n_agents, n_turns)
@@ -34,7 +35,7 @@ def medical_qa(
         samples, name = list(entry.item()), entry.full_name
     return Task(
         dataset=MemoryDataset(samples, name=name),
-        solver=teamwork_solver(teamwork, n_agents, n_turns),
+        solver=teamwork_solver(teamwork, n_agents, n_turns, structured_output=structured_output),
         scorer=teamwork_qa_scorer(),
         config=GenerateConfig(seed=seed) if seed is not None else GenerateConfig(),
         metadata={

@@ -91,6 +91,8 @@ class TeamworkConfig:
     n_turns: int = 2
     single: bool = False
     label: str = "base"
+    structured: bool = False
+    """Ask members for schema-constrained JSON (``response_schema``), for runtimes that can."""
 
     @classmethod
     def parse(
@@ -99,13 +101,14 @@ class TeamworkConfig:
         n_agents: int | str | None = "auto",
         n_turns: int = 2,
         registry: Catalogue | None = None,
+        structured: bool = False,
     ) -> TeamworkConfig:
         registry = registry or catalogue()
         items = split_list(spec) or ["base"]
         label = ",".join(items)
         turns = _turns(n_turns)
         if [item.lower() for item in items] == [SINGLE]:
-            return cls((), 1, turns, True, SINGLE)
+            return cls((), 1, turns, True, SINGLE, structured)
         if any(item.lower() == SINGLE for item in items):
             raise TeamworkConfigError(
                 "'single' is a baseline of one agent and combines with nothing"
@@ -117,7 +120,7 @@ class TeamworkConfig:
                 full = _resolve(name, registry)
                 if full not in names:
                     names.append(full)
-        config = cls(tuple(_ordered(names)), _agents(n_agents), turns, False, label)
+        config = cls(tuple(_ordered(names)), _agents(n_agents), turns, False, label, structured)
         config.check(registry)
         return config
 

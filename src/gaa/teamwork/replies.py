@@ -115,6 +115,30 @@ def parse_answer(data: Any, question: Question) -> Answer:
     return Answer(ranking, parse_confidence(data.get("confidence")), str(rationale).strip())
 
 
+def member_schema(batch: QuestionBatch) -> dict[str, Any]:
+    """The JSON schema of a member's reply to ``batch`` (for runtimes that constrain output)."""
+    answers = {
+        question.id: {
+            "type": "object",
+            "properties": {
+                "ranking": {"type": "array", "items": {"enum": question.labels}, "minItems": 1},
+                "confidence": {"type": "number"},
+                "rationale": {"type": "string"},
+            },
+            "required": ["ranking", "confidence", "rationale"],
+        }
+        for question in batch.questions
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "answers": {"type": "object", "properties": answers, "required": batch.ids},
+            "facts": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["answers", "facts"],
+    }
+
+
 def parse_member_reply(text: str, batch: QuestionBatch) -> MemberReply:
     """A member's answers to every question of ``batch``."""
     data = extract_json(text)

@@ -16,14 +16,23 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
+    GenerateConfig,
     Model,
+    ResponseSchema,
 )
+from inspect_ai.util import JSONSchema
 from pydantic import BaseModel, Field
 
 from gaa._templates import render
 from gaa.teamwork.ledger import CallLedger, CallRecord, Phase
 from gaa.teamwork.questions import QuestionBatch
-from gaa.teamwork.replies import MemberReply, ReplyError, extract_json, parse_member_reply
+from gaa.teamwork.replies import (
+    MemberReply,
+    ReplyError,
+    extract_json,
+    member_schema,
+    parse_member_reply,
+)
 
 if TYPE_CHECKING:
     from gaa.teamwork.component import LeaderTask, TeamworkComponent
@@ -168,13 +177,14 @@ class Team:
         model: Model,
         messages: list[ChatMessage],
         parse: Callable[[str], T],
+        config: GenerateConfig | None = None,
     ) -> T | None:
         """One call, one repair on an unreadable reply, then ``None`` (recorded)."""
         problem = ""
         for attempt in range(2):
             started = perf_counter()
             try:
-                output = await model.generate(messages)
+                output = await model.generate(messages, config=config or GenerateConfig())
             except Exception as exc:
                 self.ledger.add(
                     CallRecord(
@@ -275,6 +285,17 @@ class Team:
             model=self.models[member.model_index],
             messages=self.member_messages(member, user),
             parse=lambda text: parse_member_reply(text, self.batch),
+            config=self._member_config(),
+        )
+
+    def _member_config(self) -> GenerateConfig | None:
+        if not self.config.structured:
+            return None
+        return GenerateConfig(
+            response_schema=ResponseSchema(
+                name="team_answers",
+                json_schema=JSONSchema.model_validate(member_schema(self.batch)),
+            )
         )
 
     async def ask_leader(
