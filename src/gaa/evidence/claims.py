@@ -16,7 +16,11 @@ _WORD_NUMBERS = {
     "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "a hundred": 100, "hundred": 100,
     "a thousand": 1000, "thousand": 1000,
 }  # fmt: skip
-_NUMBER = r"(\d+(?:\.\d+)?|" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")"
+_NUMBER = (
+    r"\b(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|"
+    + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
+    + r")\b"
+)
 _RANGE = _NUMBER + r"(?:\s*(?:-|\u2013|to|and)\s*" + _NUMBER + r")?"
 _PERCENT = re.compile(_RANGE + r"\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
 _FREQUENCY = re.compile(
@@ -42,7 +46,7 @@ class Claim:
 
 def _number(text: str) -> float:
     text = text.lower()
-    return float(_WORD_NUMBERS[text]) if text in _WORD_NUMBERS else float(text)
+    return float(_WORD_NUMBERS[text]) if text in _WORD_NUMBERS else float(text.replace(",", ""))
 
 
 def sentences(text: str) -> list[str]:
@@ -72,7 +76,7 @@ def extract_claims(text: str) -> list[Claim]:
                 )
                 taken.append(match.span())
         for match in _QUANTITY.finditer(sentence):
-            if free(match.span()) and match.group(1)[0].isdigit():
+            if free(match.span()) and match.group(1)[0].isdigit() and "," not in match.group(1):
                 low = _number(match.group(1))
                 high = _number(match.group(2)) if match.group(2) else low
                 unit = _UNITS[match.group(3).lower()]

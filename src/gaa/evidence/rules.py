@@ -18,9 +18,21 @@ from gaa.errors import GAAError
 
 Severity = Literal["critical", "major"]
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|don't|doesn't|won't|can't|cannot|isn't|aren't|wouldn't|shouldn't|nobody)\b"
+    r"\b(?:not|no|never|don't|doesn't|didn't|won't|can't|cannot|isn't|aren't|wouldn't|shouldn't|"
+    r"nobody|nothing|none|without|hardly|wish)\b"
 )
-NEGATION_WINDOW = 25
+CONDITIONAL = re.compile(r"\b(?:if|when|once|unless|should it|after|afterwards|later)\b")
+SENTENCE_BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
+NEGATION_WINDOW = 80
+_CLAUSE_BREAK = re.compile(r"[.!?;,](?=\s|$)|\n|\bbut\b")
+
+
+_TYPOGRAPHY = str.maketrans("\u2019\u2018\u201c\u201d", "''\"\"")
+
+
+def normalise(text: str) -> str:
+    """Straight apostrophes and quotes, so patterns written with ' match LLM typography."""
+    return text.translate(_TYPOGRAPHY)
 
 
 class RuleDataError(GAAError, ValueError):
@@ -28,15 +40,21 @@ class RuleDataError(GAAError, ValueError):
 
 
 def find_unnegated(
-    patterns: tuple[re.Pattern[str], ...], text: str, negatable: bool = True
+    patterns: tuple[re.Pattern[str], ...],
+    text: str,
+    negatable: bool = True,
+    guard: re.Pattern[str] = _NEGATION,
+    breaks: re.Pattern[str] = _CLAUSE_BREAK,
 ) -> str | None:
-    """The first match not negated just before it in the same clause ("no need for a second
-    opinion" is not an offer of one; "I can't guarantee" is not a guarantee)."""
+    """The first match not preceded, in the same clause, by a word of ``guard`` (a negation by
+    default: "no need for a second opinion" is not an offer of one, "I can't guarantee" is not
+    a guarantee)."""
+    text = normalise(text)
     for pattern in patterns:
         for match in pattern.finditer(text):
             before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
-            before = re.split(r"[.!?;,\n]", before)[-1]
-            if negatable and _NEGATION.search(before.lower()):
+            before = breaks.split(before)[-1]
+            if negatable and guard.search(before.lower()):
                 continue
             return match.group(0)
     return None

@@ -16,7 +16,15 @@ from pydantic import BaseModel, Field
 
 from gaa.evidence.claims import extract_claims, sentences
 from gaa.evidence.knowledge import check_claim
-from gaa.evidence.rules import communication_cues, consent_items, find_unnegated, safety_rules
+from gaa.evidence.rules import (
+    CONDITIONAL,
+    SENTENCE_BREAK,
+    communication_cues,
+    consent_items,
+    find_unnegated,
+    normalise,
+    safety_rules,
+)
 from gaa.models import MedicalCase
 
 Stance = Literal["for", "against", "neutral"]
@@ -61,11 +69,16 @@ class TurnValidation(BaseModel):
         return any(flag.severity == "critical" for flag in self.flags)
 
 
+def keyword_in(keyword: str, text: str) -> bool:
+    """Whole-word, case-insensitive ("quit" is not in "quite")."""
+    return re.search(rf"\b{re.escape(keyword.lower())}\b", text) is not None
+
+
 def _mentions_fact_kind(text: str, case: MedicalCase, kinds: tuple[str, ...]) -> bool:
     lowered = text.lower()
     for fact in case.facts:
         if fact.kind in kinds:
-            hits = sum(keyword.lower() in lowered for keyword in fact.keywords)
+            hits = sum(keyword_in(keyword, lowered) for keyword in fact.keywords)
             if hits >= 2 or (hits and len(fact.keywords) <= 2):
                 return True
     return False
@@ -73,6 +86,7 @@ def _mentions_fact_kind(text: str, case: MedicalCase, kinds: tuple[str, ...]) ->
 
 def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
     """Check one doctor turn against the case."""
+    text = normalise(text)
     claims = []
     for claim in extract_claims(text):
         verdict = check_claim(claim, case)
@@ -94,7 +108,16 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         if (quote := rule.find(text)) is not None
     ]
     cues = communication_cues()
-    found = [name for name, patterns in cues.items() if any(p.search(text) for p in patterns)]
+    stance_cues = ("recommends_operation", "recommends_against_operation")
+    found = [
+        name
+        for name, patterns in cues.items()
+        if (
+            find_unnegated(patterns, text, guard=CONDITIONAL, breaks=SENTENCE_BREAK) is not None
+            if name in stance_cues
+            else any(p.search(text) for p in patterns)
+        )
+    ]
     stance: Stance = "neutral"
     if "recommends_against_operation" in found:
         stance = "against"
