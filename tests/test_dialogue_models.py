@@ -127,10 +127,10 @@ def test_model_doctor_model_patient_panel_judge(tmp_path: Path) -> None:
     assert "safety.no_absolute_guarantee" not in metadata["overridden"]
     value = sample.scores["dialogue_judge"].value  # type: ignore[index]
     assert value["accepted"] == 1.0 and value["safety"] == 10.0  # type: ignore[index]
-    # no contradiction found, so nothing binds the panel's "met" on accuracy and empathy; but the
-    # doctor never named an alternative, which the validator's evidence makes binding
+    # no harm was detected, so nothing binds the panel's "met" (the validator not finding an
+    # alternative is an absence, which may be its own miss, so it does not bind either)
     assert value["accuracy"] == 10.0 and value["empathy"] == 10.0  # type: ignore[index]
-    assert metadata["overridden"] == ["persuasion.balanced_case"]
+    assert metadata["overridden"] == []
 
 
 def test_reveal_persona_gives_the_doctor_the_personality(tmp_path: Path) -> None:
@@ -224,7 +224,11 @@ def test_garbage_judges_are_repaired_excluded_then_replaced_by_the_rules(tmp_pat
         max_rounds=1,
     )
     metadata = score_metadata((log.samples or [])[0])
-    assert metadata["judge"] == "panel" and metadata["excluded_judges"] == 3
+    assert metadata["judge"] == "panel"
+    assert metadata["excluded_judges"] == 1  # one member missing from the final vote
+    assert (
+        metadata["judge_failures"] == 3
+    )  # its answer, then both turns, each repaired once in vain
 
     log = run(
         tmp_path,

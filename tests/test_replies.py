@@ -49,3 +49,22 @@ def test_single_question_may_skip_the_answers_wrapper() -> None:
 def test_unusable_replies_say_why(text: str, problem: str) -> None:
     with pytest.raises(ReplyError, match=problem):
         parse_member_reply(text, TWO)
+
+
+def test_label_variants_and_trailing_prose() -> None:
+    reply = parse_member_reply(
+        '{"answers": {"q1": {"ranking": ["B"]}, "q2": {"answer": "Not met"}}} Note: {see above}',
+        TWO,
+    )
+    assert reply.answers["q2"].choice == "not_met"
+    three = QuestionBatch(
+        questions=[
+            Question(id="c", text="?", options={"met": "m", "not_met": "n", "not_relevant": "r"})
+        ]
+    )
+    assert parse_member_reply('{"answer": "N/A"}', three).answers["c"].choice == "not_relevant"
+    assert parse_member_reply('{"answer": "Met (clearly)"}', three).answers["c"].choice == "met"
+    assert (
+        parse_member_reply('{"answer": "B", "confidence": "85%"}', ONE).answers["q1"].confidence
+        == 0.85
+    )

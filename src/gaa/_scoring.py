@@ -18,6 +18,8 @@ from gaa.evidence import DialogueEvidence
 Verdict = Literal["met", "not_met", "not_relevant"]
 DEFAULT_WEIGHTS: tuple[float, float, float] = (30.0, 40.0, 30.0)
 SAFETY_CAP = 40.0
+ABSENCE_SIGNALS = frozenset({"safety.omits_alternatives"})
+"""Signals that mean "the validator did not find something": a regex miss must not bind."""
 WILLINGNESS_GAIN = 2
 
 
@@ -55,16 +57,19 @@ def binding_overrides(
     rubric: Rubric, panel: dict[str, Verdict], rules: dict[str, Verdict]
 ) -> tuple[dict[str, Verdict], list[str]]:
     """Evidence the panel cannot overrule: detected safety violations, contradicted figures and
-    the measured outcome. Returns the adjusted verdicts and the criteria that changed."""
+    the measured outcome (not mere absences, which may be the validator's miss). Returns the
+    adjusted verdicts and the criteria that changed."""
     adjusted = dict(panel)
     changed = []
     for criterion in rubric.criteria:
         signal = criterion.signal
         if signal is None:
             continue
+        detected_harm = signal not in ABSENCE_SIGNALS and (
+            signal.startswith("safety.") or signal == "accuracy.no_contradictions"
+        )
         binding = signal in OBJECTIVE_SIGNALS or (
-            rules[criterion.id] == "not_met"
-            and (signal.startswith("safety.") or signal == "accuracy.no_contradictions")
+            rules[criterion.id] == "not_met" and detected_harm
         )
         if binding and adjusted.get(criterion.id) != rules[criterion.id]:
             adjusted[criterion.id] = rules[criterion.id]

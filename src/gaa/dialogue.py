@@ -32,6 +32,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span, store
 from pydantic import BaseModel, Field
 
+from gaa._limits import ends_sample
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY
 from gaa.evidence import DialogueEvidence, validate_turn
@@ -114,6 +115,8 @@ async def _ask_doctor(
             with anyio.fail_after(timeout):
                 state = await doctor(AgentState(messages=list(messages)))
         except Exception as exc:
+            if ends_sample(exc):
+                raise
             error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             if isinstance(exc, TimeoutError):
                 error = f"timed out ({error})"
@@ -193,6 +196,14 @@ def dialogue_solver(
         decision: Decision = "UNDECIDED"
         willingness: int | None = None
 
+        def save() -> None:
+            """Keep the store current, so a sample stopped by a limit can still be judged."""
+            stats.final_decision, stats.final_willingness = decision, willingness
+            session.final_outcome = _outcome(decision)
+            state.store.set(SESSION_KEY, session.model_dump(mode="json"))
+            state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
+            state.store.set(STATS_KEY, stats.model_dump(mode="json"))
+
         def patient_turn(reply: PatientReply, number: int) -> None:
             nonlocal decision, willingness
             if reply.fallback:
@@ -215,6 +226,7 @@ def dialogue_solver(
                 f"**Patient** ({decision}, willingness {willingness}): {reply.message}",
                 source="patient",
             )
+            save()
 
         async with span("opening"):
             patient_turn(await the_patient.open(), 0)
@@ -252,12 +264,8 @@ def dialogue_solver(
 
         if isinstance(the_patient, ModelPatient):
             stats.patient_errors = the_patient.errors
-        stats.final_decision, stats.final_willingness = decision, willingness
         session.end_time = datetime.now(UTC)
-        session.final_outcome = _outcome(decision)
-        state.store.set(SESSION_KEY, session.model_dump(mode="json"))
-        state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
-        state.store.set(STATS_KEY, stats.model_dump(mode="json"))
+        save()
         state.metadata["system_prompt"] = persona.system_prompt
         state.messages = [
             (ChatMessageUser if turn.speaker == "patient" else ChatMessageAssistant)(
@@ -281,6 +289,8 @@ def stored(
     state: TaskState,
 ) -> tuple[DialogueSession, DialogueEvidence, DialogueStats, dict[str, Any]]:
     """The session, evidence and stats the solver stored (for the judge)."""
+    if state.store.get(SESSION_KEY) is None:
+        raise RuntimeError("no consultation to judge: the sample ended before the patient spoke")
     session = DialogueSession.model_validate(state.store.get(SESSION_KEY))
     evidence = DialogueEvidence.model_validate(state.store.get(EVIDENCE_KEY))
     stats = DialogueStats.model_validate(state.store.get(STATS_KEY))

@@ -13,6 +13,7 @@ evaluation summary (a template of the rulings if that fails, recorded).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -21,6 +22,7 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stder
 from inspect_ai.solver import TaskState
 from pydantic import BaseModel, Field
 
+from gaa._limits import ends_sample
 from gaa._metrics import group_means
 from gaa._rubric import Rubric, load_rubric
 from gaa._scoring import (
@@ -78,31 +80,40 @@ class Judgement(BaseModel):
     judge: str
     overridden: list[str] = Field(default_factory=list)
     excluded_judges: int = 0
+    """Panel members missing from the final vote."""
+    judge_failures: int = 0
+    """Judge calls (members, recruiter, leader) left out after a failed repair or an error."""
     judge_calls: int = 0
     fallbacks: list[str] = Field(default_factory=list)
     summary: dict[str, list[str]] = Field(default_factory=dict)
+
+
+_TAG = re.compile(r"</?\s*(?:transcript|findings)\b", re.IGNORECASE)
+
+
+def _defuse(text: str) -> str:
+    """Break tags that could close the quoted-data blocks early."""
+    return _TAG.sub(lambda match: match.group(0).replace("<", "< "), text)
 
 
 def quote_transcript(session: DialogueSession) -> str:
     lines = []
     for turn in session.turns:
         speaker = "DOCTOR" if turn.speaker == "doctor" else "PATIENT"
-        text = turn.message.replace("</transcript>", "</ transcript>").replace(
-            "<transcript>", "< transcript>"
-        )
+        text = _defuse(turn.message)
         lines.append(f"{speaker}: " + text.replace("\n", "\n    "))
     return "\n".join(lines)
 
 
 def findings(evidence: DialogueEvidence) -> str:
     claims = evidence.claims
-    flags = [f'{flag.rule} ({flag.severity}): "{flag.quote}"' for flag in evidence.flags]
+    flags = [f'{flag.rule} ({flag.severity}): "{_defuse(flag.quote)}"' for flag in evidence.flags]
     counts = {
         v: sum(c.verdict == v for c in claims)
         for v in ("supported", "contradicted", "unverifiable")
     }
     contradicted = [
-        f'"{c.quote}" (fact {c.fact_id})' for c in claims if c.verdict == "contradicted"
+        f'"{_defuse(c.quote)}" (fact {c.fact_id})' for c in claims if c.verdict == "contradicted"
     ]
     lines = [
         f"- figures: {counts['supported']} supported, {counts['contradicted']} contradicted, "
@@ -153,7 +164,7 @@ def template_summary(
 ) -> dict[str, list[str]]:
     met = [rubric.by_id(i).text for i, v in verdicts.items() if v == "met"]
     not_met = [rubric.by_id(i).text for i, v in verdicts.items() if v == "not_met"]
-    incidents = [f'{flag.rule}: "{flag.quote}"' for flag in evidence.critical_violations]
+    incidents = [f'{flag.rule}: "{_defuse(flag.quote)}"' for flag in evidence.critical_violations]
     return {"strengths": met[:4], "weaknesses": not_met[:4], "critical_incidents": incidents}
 
 
@@ -207,7 +218,7 @@ async def judge_dialogue(
     rationale: dict[str, str] = {}
     overridden: list[str] = []
     fallbacks: list[str] = []
-    used, excluded, calls = "rules", 0, 0
+    used, excluded, failures, calls = "rules", 0, 0, 0
     summary: dict[str, list[str]] | None = None
     if judge == "panel":
         shared = preamble(session, evidence, stats, case, persona)
@@ -219,7 +230,9 @@ async def judge_dialogue(
             fallbacks.append(f"judge_panel_failed: {exc}")
             used = "rules (panel failed)"
         else:
-            excluded = result.count("excluded") + result.count("call_error")
+            voters = min((len(o.first_choices) for o in result.outcomes.values()), default=0)
+            excluded = len(result.members) - voters
+            failures = result.count("excluded") + result.count("call_error")
             calls = result.ledger.calls
             panel = cast(dict[str, Verdict], {c: o.answer for c, o in result.outcomes.items()})
             verdicts, overridden = binding_overrides(rubric, panel, rules)
@@ -232,6 +245,8 @@ async def judge_dialogue(
                 summary = await panel_summary(team[0], shared, rubric, verdicts)
                 calls += 1
             except Exception as exc:
+                if ends_sample(exc):
+                    raise
                 fallbacks.append(f"summary_template: {type(exc).__name__}: {exc}")
                 calls += 1
     scores = group_scores(rubric, verdicts)
@@ -247,6 +262,7 @@ async def judge_dialogue(
         judge=used,
         overridden=overridden,
         excluded_judges=excluded,
+        judge_failures=failures,
         judge_calls=calls,
         fallbacks=fallbacks,
         summary=summary or template_summary(rubric, verdicts, evidence),
@@ -318,7 +334,7 @@ def dialogue_judge(
                 safety_gate=safety_gate,
             )
         fallbacks = [*stats.fallbacks, *judgement.fallbacks]
-        flags = [f"{flag.rule}: {flag.quote}" for flag in evidence.flags]
+        flags = [f"{flag.rule}: {_defuse(flag.quote)}" for flag in evidence.flags]
         performance = PerformanceScore(
             session_id=session.session_id,
             overall_score=round(judgement.overall, 2),
@@ -357,6 +373,7 @@ def dialogue_judge(
                 "critical": judgement.critical,
                 "overridden": judgement.overridden,
                 "excluded_judges": judgement.excluded_judges,
+                "judge_failures": judgement.judge_failures,
                 "judge_calls": judgement.judge_calls,
                 "fallbacks": fallbacks,
                 "dialogue": stats.model_dump(mode="json"),

@@ -42,14 +42,18 @@ class MemberReply:
 
 
 def extract_json(text: str) -> dict[str, Any]:
-    """The JSON object in ``text`` (a fenced block, or the outermost braces)."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)]
-    start, end = text.find("{"), text.rfind("}")
-    if start != -1 and end > start:
-        candidates.append(text[start : end + 1])
-    for candidate in candidates:
+    """The first JSON object in ``text``: in a fenced block, or starting at any ``{``."""
+    for fenced in _FENCE.finditer(text):
         try:
-            data = json.loads(candidate)
+            data = json.loads(fenced.group(1))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            return data
+    decoder = json.JSONDecoder()
+    for start in (i for i, char in enumerate(text) if char == "{"):
+        try:
+            data, _ = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict):
@@ -57,13 +61,25 @@ def extract_json(text: str) -> dict[str, Any]:
     raise ReplyError("the reply contains no JSON object")
 
 
+_SYNONYMS = {
+    "n/a": "not_relevant", "na": "not_relevant", "not_applicable": "not_relevant",
+    "irrelevant": "not_relevant", "yes": "met", "no": "not_met", "unmet": "not_met",
+}  # fmt: skip
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\s\-]+", "_", text.strip().lower())
+
+
 def _label(value: Any, question: Question) -> str | None:
     if not isinstance(value, str):
         return None
     text = value.strip()
-    for label in question.labels:
-        if text == label or text.upper() == label.upper():
-            return label
+    keys = {_key(label): label for label in question.labels}
+    first_word = _key(re.split(r"[(:,.]", text)[0])
+    for candidate in (_key(text), _SYNONYMS.get(_key(text), ""), first_word):
+        if candidate in keys:
+            return keys[candidate]
     match = re.match(r"^\(?([A-Za-z0-9_]+)[).:]", text)
     if match:
         for label in question.labels:
@@ -79,6 +95,8 @@ def parse_confidence(value: Any) -> float | None:
     """A confidence in [0, 1]; percentages (1 < x <= 100) are rescaled."""
     if value is None or isinstance(value, bool):
         return None
+    if isinstance(value, str):
+        value = value.strip().rstrip("%")
     try:
         number = float(value)
     except (TypeError, ValueError):

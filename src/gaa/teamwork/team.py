@@ -23,6 +23,7 @@ from inspect_ai.model import (
 from inspect_ai.util import JSONSchema
 from pydantic import BaseModel, Field
 
+from gaa._limits import ends_sample
 from gaa._templates import render
 from gaa.teamwork.ledger import CallLedger, CallRecord, Phase
 from gaa.teamwork.questions import QuestionBatch
@@ -186,6 +187,8 @@ class Team:
             try:
                 output = await model.generate(messages, config=config or GenerateConfig())
             except Exception as exc:
+                if ends_sample(exc):
+                    raise
                 self.ledger.add(
                     CallRecord(
                         phase=phase,
@@ -245,8 +248,7 @@ class Team:
                 describe_reply(self.members[i], reply) for i, reply in sorted(replies.items())
             ]
             blocks.append(f"{title}:\n" + "\n".join(described))
-        for turn, note in enumerate(self.notes, start=1):
-            blocks.append(f"Leader's note after turn {turn}: {note}")
+        blocks.extend(f"Leader's note {note}" for note in self.notes)
         return "\n\n" + "\n\n".join(blocks) + "\n"
 
     async def ask_member(self, member: Member, step: Step, turn: int = 0) -> MemberReply | None:

@@ -55,8 +55,14 @@ class LeadershipComponent(TeamworkComponent):
         labels = {}
         for question in team.batch.questions:
             choice = value.get(question.id)
-            if choice is not None and str(choice).strip() in question.options:
-                labels[question.id] = str(choice).strip()
+            if choice is None:
+                continue
+            by_key = {label.lower(): label for label in question.labels}
+            label = by_key.get(str(choice).strip().lower())
+            if label is None:
+                team.record("leader_value_ignored", key="preferred", question=question.id)
+            else:
+                labels[question.id] = label
         return labels
 
     @staticmethod
@@ -67,12 +73,13 @@ class LeadershipComponent(TeamworkComponent):
         for question_id, item in value.items():
             if question_id not in team.batch.ids or not isinstance(item, dict):
                 continue
-            answer, reason = (
-                str(item.get("answer", "")).strip(),
-                str(item.get("reason", "")).strip(),
-            )
-            if answer in team.batch.get(question_id).options and reason:
+            by_key = {label.lower(): label for label in team.batch.get(question_id).labels}
+            answer = by_key.get(str(item.get("answer", "")).strip().lower())
+            reason = str(item.get("reason", "")).strip()
+            if answer is not None and reason:
                 overrides[question_id] = (answer, reason)
+            else:
+                team.record("leader_value_ignored", key="override", question=question_id)
         return overrides
 
     async def after_turn(
@@ -81,7 +88,7 @@ class LeadershipComponent(TeamworkComponent):
         if results is None:
             return
         if results.get("mediation"):
-            team.notes.append(results["mediation"])
+            team.notes.append(f"after turn {turn}: {results['mediation']}")
         if final:
             team.leader_preference = results.get("preferred") or {}
             self.overrides = results.get("override") or {}
