@@ -13,24 +13,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from inspect_ai.model import (
-    ChatCompletionChoice,
-    ChatMessage,
-    ChatMessageAssistant,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    ModelUsage,
-)
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 from tenacity.wait import WaitBaseT, wait_exponential_jitter
 
+from gaa.providers._chat import chat_output, message_dict, sampling_settings
+
 RETRY_STATUSES = frozenset({408, 409, 429})
 DEFAULT_RETRY_WAIT = 3.0
 CHARS_PER_TOKEN = 4
-
-_STOP_REASONS = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter"}
 
 
 def _import_litellm() -> Any:
@@ -39,10 +31,6 @@ def _import_litellm() -> Any:
 
     litellm.telemetry = False
     return litellm
-
-
-def message_dict(message: ChatMessage) -> dict[str, str]:
-    return {"role": message.role if message.role != "tool" else "user", "content": message.text}
 
 
 def status_of(ex: BaseException) -> int | None:
@@ -85,37 +73,18 @@ class LiteLLMAPI(ModelAPI):
             request["api_base"] = self.base_url
         if self.api_key:
             request["api_key"] = self.api_key
-        for name, value in (
-            ("temperature", config.temperature),
-            ("top_p", config.top_p),
-            ("max_tokens", config.max_tokens),
-            ("stop", config.stop_seqs),
-            ("seed", config.seed),
-            ("timeout", config.timeout),
-        ):
-            if value is not None:
-                request[name] = value
+        request.update(sampling_settings(config))
+        if config.timeout is not None:
+            request["timeout"] = config.timeout
         response = await self._litellm.acompletion(**request)
         choice = response.choices[0]
         content = choice.message.content or ""
         usage = getattr(response, "usage", None)
         model = getattr(response, "model", None) or self.model_name
-        output = ModelOutput(
-            model=model,
-            choices=[
-                ChatCompletionChoice(
-                    message=ChatMessageAssistant(content=content, model=model, source="generate"),
-                    stop_reason=_STOP_REASONS.get(choice.finish_reason or "stop", "unknown"),  # type: ignore[arg-type]
-                )
-            ],
-            usage=ModelUsage(
-                input_tokens=usage.prompt_tokens,
-                output_tokens=usage.completion_tokens,
-                total_tokens=usage.total_tokens,
-            )
-            if usage
-            else None,
+        counts = (
+            (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) if usage else None
         )
+        output = chat_output(model, content, choice.finish_reason, counts)
         logged = {k: v for k, v in request.items() if k != "api_key"}
         return output, ModelCall.create(logged, {"content": content, "model": model})
 

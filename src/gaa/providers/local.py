@@ -17,18 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from inspect_ai.model import (
-    ChatCompletionChoice,
-    ChatMessage,
-    ChatMessageAssistant,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    ModelUsage,
-)
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from gaa.providers._chat import chat_output, message_dict, sampling_settings
 from gaa.providers.local_models import INSTALL_HINT, LocalModelError, resolve_gguf
 
 DEFAULT_MAX_TOKENS = 512
@@ -36,7 +29,6 @@ DEFAULT_MAX_TOKENS = 512
 DEFAULT_CONTEXT = 8192
 DEFAULT_THREADS = 2
 
-_STOP_REASONS = {"stop": "stop", "length": "max_tokens"}
 _loaded: dict[tuple[str, int, str | None], Any] = {}
 _load_lock = threading.Lock()
 
@@ -60,11 +52,6 @@ def load_llama(path: Path, n_ctx: int, chat_format: str | None, n_threads: int) 
                 verbose=False,
             )
         return _loaded[key]
-
-
-def message_dict(message: ChatMessage) -> dict[str, str]:
-    role = message.role if message.role in ("system", "user", "assistant") else "user"
-    return {"role": role, "content": message.text}
 
 
 class LocalGGUFAPI(ModelAPI):
@@ -95,17 +82,10 @@ class LocalGGUFAPI(ModelAPI):
     def request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
         request: dict[str, Any] = {
             "messages": [message_dict(m) for m in input],
-            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+            **sampling_settings(config),
             **self.model_args,
         }
-        for name, value in (
-            ("temperature", config.temperature),
-            ("top_p", config.top_p),
-            ("seed", config.seed),
-            ("stop", config.stop_seqs),
-        ):
-            if value is not None:
-                request[name] = value
+        request.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
         if config.response_schema is not None:
             request["response_format"] = {
                 "type": "json_object",
@@ -129,22 +109,12 @@ class LocalGGUFAPI(ModelAPI):
         choice = response["choices"][0]
         content = choice["message"].get("content") or ""
         usage = response.get("usage") or {}
-        output = ModelOutput(
-            model=self.model_name,
-            choices=[
-                ChatCompletionChoice(
-                    message=ChatMessageAssistant(
-                        content=content, model=self.model_name, source="generate"
-                    ),
-                    stop_reason=_STOP_REASONS.get(choice.get("finish_reason") or "stop", "unknown"),  # type: ignore[arg-type]
-                )
-            ],
-            usage=ModelUsage(
-                input_tokens=usage.get("prompt_tokens", 0),
-                output_tokens=usage.get("completion_tokens", 0),
-                total_tokens=usage.get("total_tokens", 0),
-            ),
+        counts = (
+            usage.get("prompt_tokens", 0),
+            usage.get("completion_tokens", 0),
+            usage.get("total_tokens", 0),
         )
+        output = chat_output(self.model_name, content, choice.get("finish_reason"), counts)
         return output, ModelCall.create(request, {"content": content})
 
     def max_connections(self) -> int:
