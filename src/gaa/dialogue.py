@@ -23,16 +23,14 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
-    Model,
     ModelOutput,
-    get_model,
-    model_roles,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span, store
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
+from gaa._roles import role_model
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY
 from gaa.evidence import DialogueEvidence, validate_turn
@@ -87,13 +85,6 @@ class DialogueStats(BaseModel):
             used.append("patient_constructor_template")
         used += ["patient_neutral_line"] * self.patient_fallbacks
         return used
-
-
-def _role_model(role: str, default: Model | None = None) -> Model:
-    bound = model_roles().get(role)
-    if bound is None:
-        return default or get_model()
-    return bound[0] if isinstance(bound, list) else bound
 
 
 async def _ask_doctor(
@@ -172,10 +163,10 @@ def dialogue_solver(
         if patient == "scripted":
             the_patient = ScriptedPatient(persona, case)
         else:
-            patient_model = _role_model("patient")
+            patient_model = role_model("patient")
             async with span("patient constructor"):
                 prompt, failure = await construct_system_prompt(
-                    persona, case, _role_model("constructor", patient_model)
+                    persona, case, role_model("constructor", patient_model)
                 )
             if failure:
                 stats.constructor_fallback = failure

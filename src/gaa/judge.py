@@ -17,13 +17,14 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model, model_roles
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
 from gaa._metrics import group_means
+from gaa._roles import role_models
 from gaa._rubric import Rubric, load_rubric
 from gaa._scoring import (
     DEFAULT_WEIGHTS,
@@ -190,13 +191,6 @@ async def panel_summary(
     return _summary_lists(output.completion)
 
 
-def judge_models() -> list[Model]:
-    bound = model_roles().get(JUDGE_ROLE)
-    if bound is None:
-        return [get_model()]
-    return list(bound) if isinstance(bound, list) else [bound]
-
-
 async def judge_dialogue(
     session: DialogueSession,
     evidence: DialogueEvidence,
@@ -222,7 +216,7 @@ async def judge_dialogue(
     summary: dict[str, list[str]] | None = None
     if judge == "panel":
         shared = preamble(session, evidence, stats, case, persona)
-        team = list(models) if models is not None else judge_models()
+        team = list(models) if models is not None else role_models(JUDGE_ROLE)
         try:
             config = TeamworkConfig.parse(teamwork, structured=structured)
             result = await deliberate(rubric_batch(rubric, shared), config, team)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from time import perf_counter
 
-from inspect_ai.model import Model, ModelOutput, get_model, model_roles
+from inspect_ai.model import ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from gaa._roles import role_models
 from gaa.teamwork import Question, QuestionBatch, TeamworkConfig, deliberate
 
 TEAMWORK_ROLE = "teamwork"
@@ -16,14 +17,6 @@ QA_TASK = (
     "Answer the medical multiple-choice question below: rank the options, the single best "
     "answer first."
 )
-
-
-def role_models(role: str) -> list[Model]:
-    """The models bound to ``role`` (a role may be bound to a list), else the model under test."""
-    bound = model_roles().get(role)
-    if bound is None:
-        return [get_model()]
-    return list(bound) if isinstance(bound, list) else [bound]
 
 
 def question_batch(state: TaskState) -> QuestionBatch:

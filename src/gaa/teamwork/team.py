@@ -233,7 +233,7 @@ class Team:
         )
         return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
 
-    def _preamble(self) -> str:
+    def preamble_block(self) -> str:
         return f"\n{self.batch.preamble}\n" if self.batch.preamble else ""
 
     def history_block(self) -> str:
@@ -274,7 +274,7 @@ class Team:
             "teamwork",
             "member_turn.txt",
             task=self.batch.task,
-            preamble=self._preamble(),
+            preamble=self.preamble_block(),
             questions=questions_block(self.batch),
             briefing="\n".join(briefing) + ("\n" if briefing else ""),
             history=history,
@@ -315,7 +315,7 @@ class Team:
             "teamwork",
             "leader_request.txt",
             task=self.batch.task,
-            preamble=self._preamble(),
+            preamble=self.preamble_block(),
             questions=questions_block(self.batch),
             state=state,
             tasks=f"Your tasks (one JSON key each):\n{sections}",

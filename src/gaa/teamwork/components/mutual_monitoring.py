@@ -112,7 +112,7 @@ class MutualMonitoringComponent(TeamworkComponent):
             "teamwork",
             "challenge_response.txt",
             task=team.batch.task,
-            preamble=f"\n{team.batch.preamble}\n" if team.batch.preamble else "",
+            preamble=team.preamble_block(),
             questions=questions_block(team.batch),
             concern=concern,
             own=describe_reply(member, before) if before else "(none recorded)",
