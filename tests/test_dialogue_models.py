@@ -299,3 +299,32 @@ def test_plugin_doctor_runs_by_its_short_name(tmp_path: Path) -> None:
     )
     system = doctor.calls[0].messages[0].text
     assert system.endswith(GUIDANCE) and "Patient: " in system
+
+
+def test_patient_status_follow_ups_are_counted_and_the_template_prompt_skips_the_constructor(
+    tmp_path: Path,
+) -> None:
+    def forgetful_patient(messages: list[ChatMessage]) -> str:
+        assert "You write the character brief" not in messages[-1].text  # compose_patient=false
+        if "study record" in messages[-1].text:  # the follow-up, answered only in odd turns
+            return "DECISION: UNDECIDED | WILLINGNESS: 6" if len(messages) % 4 == 2 else "Hmm."
+        return "I am not sure about this at all."
+
+    doctor = ScriptedModel(lambda messages: DOCTOR_TEXT)
+    log = run(
+        tmp_path,
+        doctor,
+        {"patient": ScriptedModel(forgetful_patient)},
+        personas="ESFJ_F_LUNG",
+        judge="rules",
+        max_rounds=3,
+        compose_patient=False,
+    )
+    assert log.status == "success", log.error
+    stats = score_metadata((log.samples or [])[0])["dialogue"]
+    assert stats["constructor_fallback"] is None
+    assert stats["status_follow_ups"] + stats["parse_misses"] == 4  # opening and three rounds
+    assert stats["status_follow_ups"] == 2
+    fallbacks = score_metadata((log.samples or [])[0])["fallbacks"]
+    assert fallbacks.count("patient_status_follow_up") == 2
+    assert stats["final_willingness"] == 6

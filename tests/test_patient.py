@@ -6,16 +6,20 @@ from gaa.doctors.reference import exemplary, pushy
 from gaa.evidence import validate_turn
 from gaa.models import MedicalCase
 from gaa.patient import (
+    STATUS_MAX_TOKENS,
+    ModelPatient,
     ScriptedPatient,
     constructor_request,
     fallback_prompt,
     parse_patient_reply,
+    parse_status,
     sanitize_doctor_text,
     temperament,
     with_turn_rules,
 )
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
+from gaa.testing import ScriptedModel
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +123,53 @@ async def test_types_that_need_risks_wait_for_them(lung: MedicalCase) -> None:
     warm = "I understand how hard this is. I recommend having the operation. Take your time."
     reply = await patient.respond(warm, validate_turn(warm, lung))
     assert reply.decision == "UNDECIDED"  # willing, but the risks were never explained
+
+
+def model_patient(replies: list[str], **options: object) -> tuple[ModelPatient, ScriptedModel]:
+    script = ScriptedModel(replies)
+    return ModelPatient(script.model, "You are a patient.", "VATS", **options), script  # type: ignore[arg-type]
+
+
+async def test_missing_status_line_is_asked_for_once_outside_the_conversation() -> None:
+    patient, script = model_patient(
+        ["I am scared of the drain.", "DECISION: UNDECIDED | WILLINGNESS: 4"], structured=True
+    )
+    reply = await patient.open()
+    assert (reply.decision, reply.willingness, reply.status_asked) == ("UNDECIDED", 4, True)
+    assert reply.message == "I am scared of the drain."
+    follow_up = script.calls[1]
+    assert "VATS" in follow_up.last_text and "DECISION" in follow_up.last_text
+    assert follow_up.config.max_tokens == STATUS_MAX_TOKENS
+    schema = follow_up.config.response_schema.json_schema  # type: ignore[union-attr]
+    assert schema.properties["decision"].enum == ["ACCEPT", "REFUSE", "UNDECIDED"]  # type: ignore[index]
+    assert all("study record" not in m.text for m in patient.history)  # not in the conversation
+
+
+async def test_status_line_in_the_reply_needs_no_follow_up() -> None:
+    patient, script = model_patient(["Fine.\nDECISION: ACCEPT | WILLINGNESS: 9"])
+    reply = await patient.open()
+    assert (reply.decision, reply.status_asked, len(script.calls)) == ("ACCEPT", False, 1)
+    assert script.calls[0].config.response_schema is None
+
+
+async def test_follow_up_can_be_switched_off_and_a_useless_one_leaves_the_status_unknown() -> None:
+    patient, script = model_patient(["Hmm."], status_follow_up=False)
+    reply = await patient.open()
+    assert (reply.decision, reply.willingness, len(script.calls)) == (None, None, 1)
+    patient, script = model_patient(["Hmm.", "I would rather not say."])
+    reply = await patient.open()
+    assert (reply.decision, reply.status_asked) == (None, True)
+    assert script.calls[1].config.response_schema is None  # plain text unless structured
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ('{"decision": "REFUSE", "willingness": 2}', ("REFUSE", 2)),
+        ("DECISION: ACCEPT | WILLINGNESS: 10", ("ACCEPT", 10)),
+        ('{"decision": "maybe"}', (None, None)),
+        ("no idea", (None, None)),
+    ],
+)
+def test_status_replies_are_read_as_line_or_json(text: str, status: tuple) -> None:  # type: ignore[type-arg]
+    assert parse_status(text) == status

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable
 
 import pytest
@@ -16,6 +18,13 @@ from gaa.teamwork import (
     planned_calls,
 )
 from gaa.teamwork.config import ABLATION_PRESETS
+from gaa.teamwork.replies import (
+    MAX_PERMUTED_LABELS,
+    RATIONALE_CHARS,
+    parse_member_reply,
+    ranking_schema,
+    reply_token_budget,
+)
 from gaa.testing import ScriptedModel, TeamScript
 
 OPTIONS = {"A": "alpha", "B": "beta", "C": "gamma", "D": "delta", "E": "epsilon"}
@@ -285,3 +294,27 @@ async def test_structured_output_asks_members_for_the_reply_schema() -> None:
     plain = ScriptedModel(TeamScript().respond)
     await deliberate(BATCH, TeamworkConfig.parse("base", 2), [plain.model])
     assert all(c.config.response_schema is None for c in plain.calls)
+
+
+async def test_structured_schema_allows_only_full_rankings_and_bounds_the_reply() -> None:
+    script = ScriptedModel(TeamScript().respond)
+    await deliberate(BATCH, TeamworkConfig.parse("single", structured=True), [script.model])
+    config = script.calls[0].config
+    q1 = config.response_schema.json_schema.properties["answers"].properties["q1"]  # type: ignore[union-attr,index]
+    labels = BATCH.questions[0].labels
+    orderings = q1.properties["ranking"].enum  # type: ignore[index]
+    assert len(orderings) == len(set(map(tuple, orderings))) == math.factorial(len(labels))
+    assert all(sorted(order) == sorted(labels) for order in orderings)
+    assert q1.properties["rationale"].maxLength == RATIONALE_CHARS  # type: ignore[index]
+    assert q1.properties["confidence"].maximum == 1  # type: ignore[index]
+    assert config.max_tokens == reply_token_budget(BATCH)
+    for order in orderings:  # every reply the schema allows is one the parser reads
+        reply = json.dumps(
+            {"answers": {"q1": {"ranking": order, "confidence": 0.5, "rationale": ""}}, "facts": []}
+        )
+        assert parse_member_reply(reply, BATCH).answers["q1"].ranking == order
+
+
+def test_many_options_fall_back_to_a_plain_label_array() -> None:
+    schema = ranking_schema([chr(65 + i) for i in range(MAX_PERMUTED_LABELS + 1)])
+    assert schema["type"] == "array" and len(schema["items"]["enum"]) == MAX_PERMUTED_LABELS + 1

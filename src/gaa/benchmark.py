@@ -68,6 +68,8 @@ def medical_dialogue(
     weights: str | list[str] = "30,40,30",
     doctor_retry_wait: float = DEFAULT_RETRY_WAIT,
     structured_output: bool = False,
+    compose_patient: bool = True,
+    status_follow_up: bool = True,
 ) -> Task:
     """The medical dialogue benchmark (parameters: see the README)."""
     selected = select_personas(personas, cases)
@@ -89,6 +91,9 @@ def medical_dialogue(
             max_rounds=int(max_rounds),
             reveal_persona=bool(reveal_persona),
             doctor_retry_wait=float(doctor_retry_wait),
+            compose_patient=bool(compose_patient),
+            status_follow_up=bool(status_follow_up),
+            structured_output=bool(structured_output),
         ),
         scorer=dialogue_judge(
             judge=judge,

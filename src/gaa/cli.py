@@ -248,33 +248,58 @@ def ablation_command(
 
 @main.command(name="demo")
 @click.option(
-    "--doctors",
-    default="reference/exemplary,reference/pushy",
-    show_default=True,
-    help="Comma-separated doctors to compare.",
+    "--model",
+    default=None,
+    help="Run on this model (it plays the doctor 'model', the patient and the judge panel), "
+    "e.g. gaa-local/qwen2.5-0.5b. Default: offline, with no model.",
 )
-@click.option("--personas", default="all", show_default=True)
+@click.option(
+    "--doctors",
+    default=None,
+    help="Comma-separated doctors to compare [offline: reference/exemplary,reference/pushy; "
+    "with --model: model,reference/exemplary].",
+)
+@click.option(
+    "--personas", default=None, help="[offline: all; with --model: INTJ_M_PNEUMO,ESFJ_F_LUNG]"
+)
 @click.option("--cases", default=None, help="Cases to range over (default: the built-in two).")
+@click.option("--max-rounds", type=int, default=None, help="[offline: 5; with --model: 2]")
+@click.option("--teamwork", default=None, help="Judge panel preset with --model [single].")
 @click.option("--log-dir", default="logs", show_default=True)
+@click.option(
+    "--display",
+    default=None,
+    help="Inspect's progress display [offline: none; with --model: plain].",
+)
 @_clear_errors
-def demo_command(doctors: str, personas: str, cases: str | None, log_dir: str) -> None:
-    """Run the benchmark offline (scripted patient, rule-based judge) and compare doctors."""
-    from inspect_ai import eval as inspect_eval
+def demo_command(
+    model: str | None,
+    doctors: str | None,
+    personas: str | None,
+    cases: str | None,
+    max_rounds: int | None,
+    teamwork: str | None,
+    log_dir: str,
+    display: str | None,
+) -> None:
+    """Compare doctors on a small benchmark run: offline, or on a real model with --model."""
+    from time import perf_counter
 
-    from gaa.benchmark import medical_dialogue
-    from gaa.summary import format_summaries, summarise
+    from gaa.demo import plan_demo, run_demo
+    from gaa.summary import format_summaries, format_usage, summarise
 
-    names = [name.strip() for name in doctors.split(",") if name.strip()]
-    tasks = [
-        medical_dialogue(
-            personas=personas, cases=cases, doctor=name, patient="scripted", judge="rules"
-        )
-        for name in names
-    ]
-    click.echo(f"Running {len(names)} doctor(s) offline: scripted patient, rule-based judge...")
-    logs = inspect_eval(tasks, model="none", log_dir=log_dir, display="none")
+    names = [name.strip() for name in doctors.split(",") if name.strip()] if doctors else None
+    plan = plan_demo(model, names, personas, cases, max_rounds, teamwork)
+    click.echo(plan.describe())
+    started = perf_counter()
+    logs = run_demo(plan, log_dir, display or ("none" if plan.offline else "plain"))
+    seconds = perf_counter() - started
     failed = [log for log in logs if log.status != "success"]
-    click.echo("\n" + format_summaries([summarise(log) for log in logs]))
+    summaries = [summarise(log) for log in logs]
+    click.echo("\n" + format_summaries(summaries))
+    if not plan.offline:
+        click.echo("\n" + format_usage(logs))
+    click.echo(f"\nWall time: {seconds:.0f} s")
     click.echo("\nLogs:")
     for log in logs:
         click.echo(f"  {log.location}")

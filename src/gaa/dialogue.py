@@ -41,7 +41,9 @@ from gaa.patient import (
     PatientReply,
     ScriptedPatient,
     construct_system_prompt,
+    fallback_prompt,
     sanitize_doctor_text,
+    with_turn_rules,
 )
 from gaa.plugins import catalogue
 
@@ -71,6 +73,9 @@ class DialogueStats(BaseModel):
     patient_fallbacks: int = 0
     patient_errors: list[str] = Field(default_factory=list)
     parse_misses: int = 0
+    """Patient turns whose status stayed unknown (no line, and the follow-up did not help)."""
+    status_follow_ups: int = 0
+    """Patient turns without the status line whose status came from the follow-up request."""
     constructor_fallback: str | None = None
     sanitized: list[str] = Field(default_factory=list)
     initial_willingness: int | None = None
@@ -84,6 +89,7 @@ class DialogueStats(BaseModel):
         if self.constructor_fallback:
             used.append("patient_constructor_template")
         used += ["patient_neutral_line"] * self.patient_fallbacks
+        used += ["patient_status_follow_up"] * self.status_follow_ups
         return used
 
 
@@ -146,8 +152,16 @@ def dialogue_solver(
     reveal_persona: bool = False,
     doctor_retry_wait: float = DEFAULT_RETRY_WAIT,
     doctor_timeout: float = DEFAULT_DOCTOR_TIMEOUT,
+    compose_patient: bool = True,
+    status_follow_up: bool = True,
+    structured_output: bool = False,
 ) -> Solver:
-    """Run the consultation; the sample's metadata names the persona and the case."""
+    """Run the consultation; the sample's metadata names the persona and the case.
+
+    ``compose_patient=False`` skips the constructor call and uses the template prompt;
+    ``status_follow_up`` asks a model patient that left out its status line for it (once per
+    turn, schema-constrained with ``structured_output``).
+    """
     entry = catalogue().doctors.get(doctor)
     factory: Callable[[], Agent] = entry.item
     if patient not in PATIENTS:
@@ -164,17 +178,26 @@ def dialogue_solver(
             the_patient = ScriptedPatient(persona, case)
         else:
             patient_model = role_model("patient")
-            async with span("patient constructor"):
-                prompt, failure = await construct_system_prompt(
-                    persona, case, role_model("constructor", patient_model)
-                )
-            if failure:
-                stats.constructor_fallback = failure
-                transcript().info(
-                    f"Patient constructor failed ({failure}); template used", source="patient"
-                )
+            if compose_patient:
+                async with span("patient constructor"):
+                    prompt, failure = await construct_system_prompt(
+                        persona, case, role_model("constructor", patient_model)
+                    )
+                if failure:
+                    stats.constructor_fallback = failure
+                    transcript().info(
+                        f"Patient constructor failed ({failure}); template used", source="patient"
+                    )
+            else:
+                prompt = with_turn_rules(fallback_prompt(persona, case), case)
             persona.system_prompt = prompt
-            the_patient = ModelPatient(patient_model, prompt)
+            the_patient = ModelPatient(
+                patient_model,
+                prompt,
+                operation=case.operation,
+                status_follow_up=status_follow_up,
+                structured=structured_output,
+            )
 
         agent = factory()
         session = DialogueSession(
@@ -199,8 +222,10 @@ def dialogue_solver(
             nonlocal decision, willingness
             if reply.fallback:
                 stats.patient_fallbacks += 1
-            elif reply.decision is None or reply.willingness is None:
+            elif not reply.has_status:
                 stats.parse_misses += 1
+            if reply.status_asked and reply.has_status:
+                stats.status_follow_ups += 1
             decision = reply.decision or decision
             willingness = reply.willingness if reply.willingness is not None else willingness
             session.turns.append(

@@ -14,6 +14,7 @@ by MBTI type, and its willingness moves with what the validator finds in each do
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -27,7 +28,9 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
+    ResponseSchema,
 )
+from inspect_ai.util import JSONSchema
 
 from gaa._limits import ends_sample
 from gaa._resources import prompts_dir, read_prompt
@@ -39,6 +42,15 @@ from gaa.personas import gender_prompt, mbti_prompt
 
 PATIENT_MAX_TOKENS = 500
 CONSTRUCTOR_MAX_TOKENS = 1200
+STATUS_MAX_TOKENS = 40
+STATUS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "decision": {"enum": ["ACCEPT", "REFUSE", "UNDECIDED"]},
+        "willingness": {"type": "integer", "minimum": 0, "maximum": 10},
+    },
+    "required": ["decision", "willingness"],
+}
 NEUTRAL_LINE = "Sorry, I need a moment to take in what you have said. Could you go over it again?"
 
 _STATUS = re.compile(
@@ -60,6 +72,12 @@ class PatientReply:
     decision: Decision | None
     willingness: int | None
     fallback: bool = False
+    status_asked: bool = False
+    """The status came from a follow-up request, not from the patient's own line."""
+
+    @property
+    def has_status(self) -> bool:
+        return self.decision is not None and self.willingness is not None
 
 
 def parse_patient_reply(text: str) -> PatientReply:
@@ -92,6 +110,24 @@ def parse_patient_reply(text: str) -> PatientReply:
                 willingness = min(10, int(found.group(1)))
                 message = message[: lines[-1].start()] + message[lines[-1].end() :]
     return PatientReply(message=message.strip(), decision=decision, willingness=willingness)
+
+
+def parse_status(text: str) -> tuple[Decision | None, int | None]:
+    """A status reply to the follow-up request: the status line, or the JSON the schema asks."""
+    parsed = parse_patient_reply(text)
+    if parsed.has_status:
+        return parsed.decision, parsed.willingness
+    match = re.search(r"\{.*\}", text, re.DOTALL)
+    if match:
+        try:
+            data = json.loads(match.group(0))
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            return parse_status(
+                f"DECISION: {data.get('decision', '')} | WILLINGNESS: {data.get('willingness', '')}"
+            )
+    return parsed.decision, parsed.willingness
 
 
 def sanitize_doctor_text(text: str) -> tuple[str, list[str]]:
@@ -184,10 +220,18 @@ class Patient(Protocol):
 
 @dataclass
 class ModelPatient:
-    """An LLM patient: one retry on failure, then a neutral scripted line (marked fallback)."""
+    """An LLM patient: one retry on failure, then a neutral scripted line (marked fallback).
+
+    A reply without the status line gets one short follow-up request for the status (outside
+    the conversation: neither side sees it later), schema-constrained when ``structured``;
+    :attr:`PatientReply.status_asked` records that the status came from it.
+    """
 
     model: Model
     system_prompt: str
+    operation: str = "the operation"
+    status_follow_up: bool = True
+    structured: bool = False
     history: list[ChatMessage] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -206,17 +250,46 @@ class ModelPatient:
                 continue
             if output.completion.strip():
                 self.history.append(ChatMessageAssistant(content=output.completion))
-                return parse_patient_reply(output.completion)
+                reply = parse_patient_reply(output.completion)
+                if not reply.has_status and self.status_follow_up:
+                    reply = await self._ask_status(reply)
+                return reply
             self.errors.append("empty reply")
         self.history.append(ChatMessageAssistant(content=NEUTRAL_LINE))
         return PatientReply(NEUTRAL_LINE, None, None, fallback=True)
+
+    async def _ask_status(self, reply: PatientReply) -> PatientReply:
+        request = render("patient", "status_request.txt", operation=self.operation)
+        messages = [
+            ChatMessageSystem(content=self.system_prompt),
+            *self.history,
+            ChatMessageUser(content=request),
+        ]
+        config = GenerateConfig(max_tokens=STATUS_MAX_TOKENS, temperature=0.0)
+        if self.structured:
+            config.response_schema = ResponseSchema(
+                name="patient_status", json_schema=JSONSchema.model_validate(STATUS_SCHEMA)
+            )
+        try:
+            output = await self.model.generate(messages, config=config)
+        except Exception as exc:
+            if ends_sample(exc):
+                raise
+            self.errors.append(f"status follow-up: {type(exc).__name__}: {exc}")
+            return reply
+        decision, willingness = parse_status(output.completion)
+        return PatientReply(
+            reply.message,
+            reply.decision or decision,
+            reply.willingness if reply.willingness is not None else willingness,
+            status_asked=True,
+        )
 
     async def open(self) -> PatientReply:
         return await self._turn(read_prompt("patient", "opening.txt").strip())
 
     async def respond(self, doctor_text: str, validation: TurnValidation) -> PatientReply:
         return await self._turn(doctor_text)
-
 
 @cache
 def scripted_data() -> dict[str, Any]:

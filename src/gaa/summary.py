@@ -37,8 +37,11 @@ def summarise(log: EvalLog) -> RunSummary:
             if score.name == "overall":
                 stderr = score.metrics["stderr"].value
     samples = log.samples or []
+    doctor = str((log.eval.metadata or {}).get("doctor", log.eval.model))
+    if doctor == "gaa/model":
+        doctor = f"{doctor} ({log.eval.model})"
     return RunSummary(
-        doctor=str((log.eval.metadata or {}).get("doctor", log.eval.model)),
+        doctor=doctor,
         personas=len(samples),
         failed=sum(sample.error is not None for sample in samples),
         means=means,
@@ -63,5 +66,53 @@ def format_summaries(rows: Sequence[RunSummary]) -> str:
             f"{m.get('accuracy', 0):>8.2f} "
             f"{m.get('informed_consent', 0):>8.2f} {m.get('accepted', 0):>8.0%}"
             + (f"  ({row.failed} failed)" if row.failed else "")
+        )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class RunHealth:
+    """What a run cost and what it had to work around, summed over its samples."""
+
+    doctor: str
+    model_calls: int
+    tokens: int
+    patient_turns: int
+    status_follow_ups: int
+    status_unknown: int
+    judge_fallbacks: int
+
+
+def run_health(log: EvalLog, doctor: str) -> RunHealth:
+    tokens = sum(usage.total_tokens for usage in log.stats.model_usage.values())
+    calls = turns = follow_ups = unknown = judge_fallbacks = 0
+    for sample in log.samples or []:
+        calls += sum(1 for event in sample.events if event.event == "model")
+        for score in (sample.scores or {}).values():
+            metadata = score.metadata or {}
+            stats = metadata.get("dialogue") or {}
+            turns += stats.get("rounds", 0) + 1 if stats else 0
+            follow_ups += stats.get("status_follow_ups", 0)
+            unknown += stats.get("parse_misses", 0)
+            judge_fallbacks += sum(
+                1 for item in metadata.get("fallbacks", []) if not item.startswith("patient_")
+            )
+            break
+    return RunHealth(doctor, calls, tokens, turns, follow_ups, unknown, judge_fallbacks)
+
+
+def format_usage(logs: Sequence[EvalLog]) -> str:
+    """Model calls, tokens and workarounds per run: evidence the rows come from generations."""
+    rows = [run_health(log, summarise(log).doctor) for log in logs]
+    width = max([len("doctor"), *(len(row.doctor) for row in rows)])
+    lines = [
+        f"{'doctor':<{width}} {'calls':>6} {'tokens':>8} {'patient turns':>13} "
+        f"{'status asked':>12} {'status unknown':>14} {'judge fallbacks':>15}"
+    ]
+    for row in rows:
+        lines.append(
+            f"{row.doctor:<{width}} {row.model_calls:>6} {row.tokens:>8} "
+            f"{row.patient_turns:>13} {row.status_follow_ups:>12} {row.status_unknown:>14} "
+            f"{row.judge_fallbacks:>15}"
         )
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import permutations
 from typing import Any
 
 from gaa.teamwork.questions import Question, QuestionBatch
@@ -133,15 +134,35 @@ def parse_answer(data: Any, question: Question) -> Answer:
     return Answer(ranking, parse_confidence(data.get("confidence")), str(rationale).strip())
 
 
+MAX_PERMUTED_LABELS = 5
+"""Up to this many options, a constrained ranking is one of the full orderings (5! = 120)."""
+RATIONALE_CHARS = 200
+FACT_CHARS = 160
+REPLY_TOKENS_BASE = 200
+REPLY_TOKENS_PER_QUESTION = 90
+
+
+def ranking_schema(labels: list[str]) -> dict[str, Any]:
+    """A ranking that lists every label once, best first: an enum of the orderings when there
+    are few labels (JSON schema has no "permutation" keyword), otherwise labels in any order."""
+    if len(labels) <= MAX_PERMUTED_LABELS:
+        return {"enum": [list(order) for order in permutations(labels)]}
+    return {"type": "array", "items": {"enum": labels}}
+
+
 def member_schema(batch: QuestionBatch) -> dict[str, Any]:
-    """The JSON schema of a member's reply to ``batch`` (for runtimes that constrain output)."""
+    """The JSON schema of a member's reply to ``batch`` (for runtimes that constrain output).
+
+    Tight enough that a grammar-constrained small model cannot run away: rankings are
+    orderings of the labels, confidence is a number in [0, 1], rationales and facts are capped.
+    """
     answers = {
         question.id: {
             "type": "object",
             "properties": {
-                "ranking": {"type": "array", "items": {"enum": question.labels}, "minItems": 1},
-                "confidence": {"type": "number"},
-                "rationale": {"type": "string"},
+                "ranking": ranking_schema(question.labels),
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "rationale": {"type": "string", "maxLength": RATIONALE_CHARS},
             },
             "required": ["ranking", "confidence", "rationale"],
         }
@@ -151,10 +172,15 @@ def member_schema(batch: QuestionBatch) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "answers": {"type": "object", "properties": answers, "required": batch.ids},
-            "facts": {"type": "array", "items": {"type": "string"}},
+            "facts": {"type": "array", "items": {"type": "string", "maxLength": FACT_CHARS}},
         },
         "required": ["answers", "facts"],
     }
+
+
+def reply_token_budget(batch: QuestionBatch) -> int:
+    """Enough output tokens for a constrained reply to every question of ``batch``."""
+    return REPLY_TOKENS_BASE + REPLY_TOKENS_PER_QUESTION * len(batch.questions)
 
 
 def parse_member_reply(text: str, batch: QuestionBatch) -> MemberReply:

@@ -33,6 +33,7 @@ from gaa.teamwork.replies import (
     extract_json,
     member_schema,
     parse_member_reply,
+    reply_token_budget,
 )
 
 if TYPE_CHECKING:
@@ -294,6 +295,7 @@ class Team:
         if not self.config.structured:
             return None
         return GenerateConfig(
+            max_tokens=reply_token_budget(self.batch),
             response_schema=ResponseSchema(
                 name="team_answers",
                 json_schema=JSONSchema.model_validate(member_schema(self.batch)),
