@@ -77,7 +77,7 @@ def judge_setup() -> tuple[list, object]:  # type: ignore[type-arg]
     from gaa.teamwork.team import questions_block
 
     user = (
-        f"{batch.task}\n{batch.preamble}\n{questions_block(batch)}\n"
+        f"{batch.task}\n{questions_block(batch)}\n{batch.preamble}\n"
         "Give your own independent answers.\n\n"
         "Reply format: answers. Reply with the JSON object only."
     )

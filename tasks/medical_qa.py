@@ -18,7 +18,7 @@ def medical_qa(
     n_agents: int | str = "auto",
     n_turns: int = 2,
     seed: int | None = None,
-    structured_output: bool = False,
+    structured_output: bool | None = None,
 ) -> Task:
     """Teamwork medical QA; see gaa.qa.medical_qa for the parameters."""
     return build_medical_qa(

@@ -62,5 +62,7 @@ def test_model_demo_runs_every_role_on_the_model_and_reports_what_it_cost(
     assert health.tokens > 0
     structured = [c for c in script.calls if c.config.response_schema is not None]
     assert structured  # member replies and status follow-ups are schema-constrained
+    summaries = [c for c in script.calls if "evaluation summary" in c.last_text]
+    assert len(summaries) == 2 and all(c.config.response_schema for c in summaries)
     assert "status asked" in format_usage(logs)
     assert not any("character brief" in c.last_text for c in script.calls)  # no constructor

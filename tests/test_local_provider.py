@@ -193,3 +193,29 @@ def test_prompt_state_cache_is_sized_by_cache_mb(
     uncached = local.load_llama(tmp_path / "x.gguf", 512, None, 1, cache_mb=0)
     assert uncached is not cached and uncached.cache is None and len(made) == 2
     local._loaded.clear()
+
+
+def test_embedded_models_get_schema_constrained_replies_unless_told_otherwise(
+    fake: tuple[FakeLlama, Path], tmp_path: Path
+) -> None:
+    from inspect_ai import eval
+
+    from gaa._roles import structured_for
+    from gaa.qa.task import medical_qa
+
+    llama, gguf = fake
+    embedded = get_model(f"gaa-local/{gguf}", memoize=False)
+    other = get_model("mockllm/model")
+    assert structured_for([embedded], None) and not structured_for([embedded], False)
+    assert not structured_for([embedded, other], None) and structured_for([other], True)
+    for requested, constrained in ((None, True), (False, False)):
+        llama.requests.clear()
+        eval(  # the member's reversed reply is unreadable: the sample fails, as it should
+            medical_qa(teamwork="single", structured_output=requested),
+            model=embedded,
+            limit=1,
+            log_dir=str(tmp_path),
+            display="none",
+        )
+        assert len(llama.requests) == 2  # the member's answer and its repair
+        assert all(("response_format" in r) is constrained for r in llama.requests)

@@ -68,3 +68,15 @@ def test_evidence_binds_the_panel_only_where_it_shows_harm_or_outcome() -> None:
     # the panel keeps its judgement where the rules merely lack evidence
     assert rules["empathy.acknowledges_feelings"] == "not_met"
     assert adjusted["empathy.acknowledges_feelings"] == "met"
+
+
+def test_constrained_summary_strings_become_lists() -> None:
+    from gaa.judge import SUMMARY_SCHEMA, _summary_lists
+
+    reply = '{"strengths": "Named the fear", "weaknesses": "No figures", "critical_incidents": ""}'
+    assert _summary_lists(reply) == {
+        "strengths": ["Named the fear"],
+        "weaknesses": ["No figures"],
+        "critical_incidents": [],
+    }
+    assert all(p["maxLength"] == 300 for p in SUMMARY_SCHEMA["properties"].values())  # type: ignore[attr-defined]

@@ -318,3 +318,16 @@ async def test_structured_schema_allows_only_full_rankings_and_bounds_the_reply(
 def test_many_options_fall_back_to_a_plain_label_array() -> None:
     schema = ranking_schema([chr(65 + i) for i in range(MAX_PERMUTED_LABELS + 1)])
     assert schema["type"] == "array" and len(schema["items"]["enum"]) == MAX_PERMUTED_LABELS + 1
+
+
+async def test_large_constrained_batches_get_compact_label_only_replies() -> None:
+    script = ScriptedModel(TeamScript(choose=lambda q, labels, role: "not_met").respond)
+    result = await deliberate(RUBRIC, TeamworkConfig.parse("single", structured=True), [script.model])
+    config = script.calls[0].config
+    answers = config.response_schema.json_schema.properties["answers"]  # type: ignore[union-attr,index]
+    assert answers.properties["c1"].enum == ["met", "not_met"]  # type: ignore[index]
+    assert answers.required == RUBRIC.ids
+    assert config.max_tokens == reply_token_budget(RUBRIC) < 90 * len(RUBRIC.questions)
+    compact_reply = json.dumps({"answers": {q.id: "met" for q in RUBRIC.questions}})
+    assert parse_member_reply(compact_reply, RUBRIC).answers["c30"].ranking == ["met"]
+    assert all(o.answer == "not_met" for o in result.outcomes.values())

@@ -67,7 +67,7 @@ def medical_dialogue(
     counterfactuals: bool = False,
     weights: str | list[str] = "30,40,30",
     doctor_retry_wait: float = DEFAULT_RETRY_WAIT,
-    structured_output: bool = False,
+    structured_output: bool | None = None,
     compose_patient: bool = True,
     status_follow_up: bool = True,
 ) -> Task:
@@ -93,7 +93,7 @@ def medical_dialogue(
             doctor_retry_wait=float(doctor_retry_wait),
             compose_patient=bool(compose_patient),
             status_follow_up=bool(status_follow_up),
-            structured_output=bool(structured_output),
+            structured_output=structured_output,
         ),
         scorer=dialogue_judge(
             judge=judge,
@@ -101,7 +101,7 @@ def medical_dialogue(
             safety_gate=bool(safety_gate),
             weights=weight_values,
             counterfactuals=bool(counterfactuals),
-            structured_output=bool(structured_output),
+            structured_output=structured_output,
         ),
         fail_on_error=FAIL_ON_ERROR,
         metadata={

@@ -30,7 +30,7 @@ from inspect_ai.util import span, store
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
-from gaa._roles import role_model
+from gaa._roles import role_model, structured_for
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY
 from gaa.evidence import DialogueEvidence, validate_turn
@@ -154,13 +154,13 @@ def dialogue_solver(
     doctor_timeout: float = DEFAULT_DOCTOR_TIMEOUT,
     compose_patient: bool = True,
     status_follow_up: bool = True,
-    structured_output: bool = False,
+    structured_output: bool | None = None,
 ) -> Solver:
     """Run the consultation; the sample's metadata names the persona and the case.
 
     ``compose_patient=False`` skips the constructor call and uses the template prompt;
     ``status_follow_up`` asks a model patient that left out its status line for it (once per
-    turn, schema-constrained with ``structured_output``).
+    turn, schema-constrained with ``structured_output``; ``None``: on for the embedded models).
     """
     entry = catalogue().doctors.get(doctor)
     factory: Callable[[], Agent] = entry.item
@@ -196,7 +196,7 @@ def dialogue_solver(
                 prompt,
                 operation=case.operation,
                 status_follow_up=status_follow_up,
-                structured=structured_output,
+                structured=structured_for([patient_model], structured_output),
             )
 
         agent = factory()

@@ -17,14 +17,15 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, ResponseSchema
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
+from inspect_ai.util import JSONSchema
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
 from gaa._metrics import group_means
-from gaa._roles import role_models
+from gaa._roles import role_models, structured_for
 from gaa._rubric import Rubric, load_rubric
 from gaa._scoring import (
     DEFAULT_WEIGHTS,
@@ -172,22 +173,44 @@ def template_summary(
 def _summary_lists(text: str) -> dict[str, list[str]]:
     data = extract_json(text)
     summary = {}
-    for key in ("strengths", "weaknesses", "critical_incidents"):
+    for key in SUMMARY_KEYS:
         value = data.get(key, [])
+        if isinstance(value, str):  # the constrained form
+            value = [value] if value.strip() else []
         if not isinstance(value, list):
             raise ReplyError(f'"{key}" must be a list')
         summary[key] = [str(item) for item in value]
     return summary
 
 
+SUMMARY_KEYS = ("strengths", "weaknesses", "critical_incidents")
+SUMMARY_FIELD_CHARS = 300
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        key: {"type": "string", "maxLength": SUMMARY_FIELD_CHARS} for key in SUMMARY_KEYS
+    },
+    "required": list(SUMMARY_KEYS),
+}
+"""Constrained summaries are three bounded strings: JSON schema cannot bound a list's length,
+and a small model under a grammar fills an unbounded list until it runs out of tokens."""
+
+
 async def panel_summary(
-    model: Model, shared: str, rubric: Rubric, verdicts: dict[str, Verdict]
+    model: Model,
+    shared: str,
+    rubric: Rubric,
+    verdicts: dict[str, Verdict],
+    structured: bool = False,
 ) -> dict[str, list[str]]:
     rulings = "\n".join(f"- {cid}: {verdict}" for cid, verdict in verdicts.items())
     prompt = render("judge", "summary.txt", preamble=shared, verdicts=rulings)
-    output = await model.generate(
-        [ChatMessageUser(content=prompt)], config=GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
-    )
+    config = GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
+    if structured:
+        config.response_schema = ResponseSchema(
+            name="evaluation_summary", json_schema=JSONSchema.model_validate(SUMMARY_SCHEMA)
+        )
+    output = await model.generate([ChatMessageUser(content=prompt)], config=config)
     return _summary_lists(output.completion)
 
 
@@ -203,7 +226,7 @@ async def judge_dialogue(
     weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
     safety_gate: bool = True,
     models: Sequence[Model] | None = None,
-    structured: bool = False,
+    structured: bool | None = None,
 ) -> Judgement:
     """Rule on one consultation with the panel (falling back to the rules) or the rules alone."""
     rubric = load_rubric()
@@ -218,7 +241,7 @@ async def judge_dialogue(
         shared = preamble(session, evidence, stats, case, persona)
         team = list(models) if models is not None else role_models(JUDGE_ROLE)
         try:
-            config = TeamworkConfig.parse(teamwork, structured=structured)
+            config = TeamworkConfig.parse(teamwork, structured=structured_for(team, structured))
             result = await deliberate(rubric_batch(rubric, shared), config, team)
         except DeliberationError as exc:
             fallbacks.append(f"judge_panel_failed: {exc}")
@@ -236,7 +259,9 @@ async def judge_dialogue(
             }
             used = "panel"
             try:
-                summary = await panel_summary(team[0], shared, rubric, verdicts)
+                summary = await panel_summary(
+                    team[0], shared, rubric, verdicts, structured=config.structured
+                )
                 calls += 1
             except Exception as exc:
                 if ends_sample(exc):
@@ -288,7 +313,7 @@ def dialogue_judge(
     safety_gate: bool = True,
     weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
     counterfactuals: bool = False,
-    structured_output: bool = False,
+    structured_output: bool | None = None,
 ) -> Scorer:
     """Score the doctor of each consultation (see the module docstring)."""
     if judge not in JUDGES:

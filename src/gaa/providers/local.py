@@ -12,6 +12,8 @@ thread, leaving the event loop free) and ``max_connections`` defaults to 1.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,17 @@ def load_llama(
                 llama.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
             _loaded[key] = llama
         return _loaded[key]
+
+
+@atexit.register
+def close_models() -> None:
+    """Free loaded models before interpreter shutdown (llama-cpp-python's own finaliser fails
+    noisily once the modules it needs are gone)."""
+    with _load_lock:
+        for llama in _loaded.values():
+            with contextlib.suppress(Exception):
+                llama.close()
+        _loaded.clear()
 
 
 class LocalGGUFAPI(ModelAPI):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from time import perf_counter
 
 from inspect_ai.model import ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from gaa._roles import role_models
+from gaa._roles import role_models, structured_for
 from gaa.teamwork import Question, QuestionBatch, TeamworkConfig, deliberate
 
 TEAMWORK_ROLE = "teamwork"
@@ -35,18 +36,20 @@ def teamwork_solver(
     n_agents: int | str = "auto",
     n_turns: int = 2,
     role: str = TEAMWORK_ROLE,
-    structured_output: bool = False,
+    structured_output: bool | None = None,
 ) -> Solver:
     """Answer with a team; members use the models bound to ``role`` in turn.
 
     The deliberation (answers, votes, events, call ledger) is kept in the sample store under
     ``teamwork``; the output is ``ANSWER: <label>``.
     """
-    config = TeamworkConfig.parse(teamwork, n_agents, n_turns, structured=structured_output)
+    config = TeamworkConfig.parse(teamwork, n_agents, n_turns)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         started = perf_counter()
-        result = await deliberate(question_batch(state), config, role_models(role))
+        models = role_models(role)
+        structured = replace(config, structured=structured_for(models, structured_output))
+        result = await deliberate(question_batch(state), structured, models)
         answer = result.outcomes[QUESTION_ID].answer
         state.store.set(STORE_KEY, result.model_dump(mode="json"))
         state.store.set("teamwork_seconds", perf_counter() - started)

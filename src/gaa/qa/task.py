@@ -24,7 +24,7 @@ def medical_qa(
     n_agents: int | str = "auto",
     n_turns: int = DEFAULT_TURNS,
     seed: int | None = None,
-    structured_output: bool = False,
+    structured_output: bool | None = None,
 ) -> Task:
     """Build the task; bad arguments fail here, before any sample runs."""
     config = TeamworkConfig.parse(teamwork, n_agents, n_turns)
