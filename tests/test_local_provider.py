@@ -6,7 +6,6 @@ import hashlib
 import sys
 import threading
 import time
-import types
 from pathlib import Path
 from typing import Any
 
@@ -162,37 +161,6 @@ def test_chunks_are_assembled_once_and_verified(
     bad = LocalModel("tiny-bad", "test", chunks, "0" * 64, "tiny-bad.gguf")
     with pytest.raises(LocalModelError, match="expected 0000"):
         assemble(bad, tmp_path / "cache")
-
-
-def test_prompt_state_cache_is_sized_by_cache_mb(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    made: list[Any] = []
-
-    class Llama:
-        def __init__(self, **kwargs: Any) -> None:
-            self.kwargs, self.cache = kwargs, None
-            made.append(self)
-
-        def set_cache(self, cache: Any) -> None:
-            self.cache = cache
-
-    class LlamaRAMCache:
-        def __init__(self, capacity_bytes: int) -> None:
-            self.capacity_bytes = capacity_bytes
-
-    runtime, caches = types.ModuleType("llama_cpp"), types.ModuleType("llama_cpp.llama_cache")
-    runtime.Llama = Llama  # type: ignore[attr-defined]
-    caches.LlamaRAMCache = LlamaRAMCache  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "llama_cpp", runtime)
-    monkeypatch.setitem(sys.modules, "llama_cpp.llama_cache", caches)
-    local._loaded.clear()
-    cached = local.load_llama(tmp_path / "x.gguf", 512, None, 1, cache_mb=64)
-    assert cached.cache.capacity_bytes == 64 * 2**20 and cached.kwargs["n_ctx"] == 512
-    assert local.load_llama(tmp_path / "x.gguf", 512, None, 1, cache_mb=64) is cached  # once
-    uncached = local.load_llama(tmp_path / "x.gguf", 512, None, 1, cache_mb=0)
-    assert uncached is not cached and uncached.cache is None and len(made) == 2
-    local._loaded.clear()
 
 
 def test_embedded_models_get_schema_constrained_replies_unless_told_otherwise(

@@ -30,48 +30,34 @@ DEFAULT_MAX_TOKENS = 512
 """Small models may never emit end-of-turn: a reply is always bounded."""
 DEFAULT_CONTEXT = 8192
 DEFAULT_THREADS = 2
-DEFAULT_CACHE_MB = 2048
-"""Prompt-state cache: a patient's, doctor's or judge's next call resumes from its last one."""
 
-_loaded: dict[tuple[str, int, str | None, int], Any] = {}
+_loaded: dict[tuple[str, int, str | None], Any] = {}
 _load_lock = threading.Lock()
 
 
-def load_llama(
-    path: Path,
-    n_ctx: int,
-    chat_format: str | None,
-    n_threads: int,
-    cache_mb: int = DEFAULT_CACHE_MB,
-) -> Any:
+def load_llama(path: Path, n_ctx: int, chat_format: str | None, n_threads: int) -> Any:
     """Load (once per process) a GGUF with llama-cpp-python.
 
-    With ``cache_mb`` > 0 the model keeps the states of its recent calls in RAM, so a call
-    whose prompt extends an earlier one (the next turn of the same conversation) evaluates only
-    the new tokens, even when other conversations ran in between.
+    No prompt-state cache (``LlamaRAMCache``): each saved state also copies the logits buffer
+    (batch x vocabulary floats, 300-500 MB for these models) uncounted by its capacity, which
+    exhausted 24 GB in a benchmark. llama.cpp still reuses the prefix of the previous call.
     """
-    key = (str(path), n_ctx, chat_format, cache_mb)
+    key = (str(path), n_ctx, chat_format)
     with _load_lock:
         if key not in _loaded:
             try:
                 from llama_cpp import Llama  # type: ignore[import-not-found,unused-ignore]
-                from llama_cpp.llama_cache import (  # type: ignore[import-not-found,unused-ignore]
-                    LlamaRAMCache,
-                )
             except ImportError:
                 raise LocalModelError(
                     f"The embedded model needs llama-cpp-python: {INSTALL_HINT}"
                 ) from None
-            llama = Llama(
+            _loaded[key] = Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
                 n_threads=n_threads,
                 chat_format=chat_format,
                 verbose=False,
             )
-            if cache_mb > 0:
-                llama.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
-            _loaded[key] = llama
         return _loaded[key]
 
 
@@ -98,19 +84,18 @@ class LocalGGUFAPI(ModelAPI):
         n_ctx: int = DEFAULT_CONTEXT,
         n_threads: int = DEFAULT_THREADS,
         chat_format: str | None = None,
-        cache_mb: int = DEFAULT_CACHE_MB,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         self.path, spec = resolve_gguf(model_name)
         self.chat_format = chat_format or (spec.chat_format if spec else None)
-        self.n_ctx, self.n_threads, self.cache_mb = int(n_ctx), int(n_threads), int(cache_mb)
+        self.n_ctx, self.n_threads = int(n_ctx), int(n_threads)
         self.model_args = model_args
         self._lock = anyio.Lock()
 
     @property
     def llama(self) -> Any:
-        return load_llama(self.path, self.n_ctx, self.chat_format, self.n_threads, self.cache_mb)
+        return load_llama(self.path, self.n_ctx, self.chat_format, self.n_threads)
 
     def request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
         request: dict[str, Any] = {
