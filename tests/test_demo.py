@@ -49,6 +49,7 @@ def test_model_demo_runs_every_role_on_the_model_and_reports_what_it_cost(
     plan = plan_demo(script.model, personas="INTJ_M_PNEUMO", max_rounds=2)
     logs = run_demo(plan, str(tmp_path))
     assert [log.status for log in logs] == ["success", "success"], logs[0].error
+    assert logs[0].eval.config.max_samples == 1
     rows = [summarise(log) for log in logs]
     assert rows[0].doctor.startswith("gaa/model (") and rows[1].doctor == "reference/exemplary"
     table = format_summaries(rows)

@@ -33,6 +33,9 @@ class DemoPlan:
     doctors: tuple[str, ...]
     settings: dict[str, Any]
     model: str | Model
+    max_samples: int | None = None
+    """One sample at a time on a CPU model: it generates one reply at a time anyway, and
+    consecutive calls of one conversation then reuse the prompt llama.cpp has evaluated."""
 
     @property
     def offline(self) -> bool:
@@ -86,10 +89,17 @@ def plan_demo(
             "compose_patient": False,
         },
         model,
+        max_samples=1,
     )
 
 
 def run_demo(plan: DemoPlan, log_dir: str = "logs", display: str = "none") -> list[EvalLog]:
     """Run every doctor of ``plan`` (one task each, in turn) and return their logs."""
     tasks = [medical_dialogue(doctor=doctor, **plan.settings) for doctor in plan.doctors]
-    return inspect_eval(tasks, model=plan.model, log_dir=log_dir, display=display)  # type: ignore[arg-type]
+    return inspect_eval(
+        tasks,
+        model=plan.model,
+        log_dir=log_dir,
+        display=display,  # type: ignore[arg-type]
+        max_samples=plan.max_samples,
+    )
