@@ -110,6 +110,11 @@ async def test_one_generation_at_a_time(fake: tuple[FakeLlama, Path]) -> None:
         for i in range(4):
             group.start_soon(model.generate, f"call {i}")
     assert len(llama.requests) == 4 and llama.max_active == 1
+    assert model.config.max_connections == 1  # honoured by Inspect's adaptive concurrency too
+    wider = get_model(
+        f"gaa-local/{gguf}", memoize=False, config=GenerateConfig(max_connections=3)
+    )
+    assert wider.config.max_connections == 3
 
 
 def test_missing_runtime_says_how_to_install(

@@ -86,6 +86,10 @@ class LocalGGUFAPI(ModelAPI):
         chat_format: str | None = None,
         **model_args: Any,
     ) -> None:
+        if config.max_connections is None:
+            # Inspect's adaptive concurrency (its default) ignores max_connections() below; a
+            # limit in the model's own config (the object Inspect's Model keeps) is honoured.
+            config.max_connections = 1
         super().__init__(model_name, base_url, api_key, [], config)
         self.path, spec = resolve_gguf(model_name)
         self.chat_format = chat_format or (spec.chat_format if spec else None)
