@@ -10,7 +10,6 @@ CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 export CMAKE_ARGS
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-
 .PHONY: install install-local test test-embedded lint typecheck unit demo demo-offline clean
 
 $(BIN)/python:

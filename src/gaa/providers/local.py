@@ -28,7 +28,8 @@ from gaa.providers.local_models import INSTALL_HINT, LocalModelError, resolve_gg
 
 DEFAULT_MAX_TOKENS = 512
 """Small models may never emit end-of-turn: a reply is always bounded."""
-DEFAULT_CONTEXT = 8192
+DEFAULT_CONTEXT = 16384
+"""Room for a teamwork discussion of the 39-criterion rubric (8k overflowed in R3)."""
 DEFAULT_THREADS = 2
 
 _loaded: dict[tuple[str, int, str | None], Any] = {}
