@@ -37,7 +37,7 @@ from inspect_ai.util import JSONSchema
 from gaa._rubric import load_rubric
 from gaa.doctors.reference import exemplary
 from gaa.judge import rubric_batch
-from gaa.patient import ModelPatient, fallback_prompt, parse_patient_reply, with_turn_rules
+from gaa.patient import ModelPatient, parse_patient_reply, template_system_prompt
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
 from gaa.teamwork import TeamworkConfig
@@ -56,7 +56,7 @@ JUDGE_CRITERIA = 8
 def patient_messages() -> list:  # type: ignore[type-arg]
     persona = parse_persona_id(PERSONA)
     case = catalogue().cases.get(persona.medical_case).item
-    system = with_turn_rules(fallback_prompt(persona, case), case)
+    system = template_system_prompt(persona, case)
     return [
         ChatMessageSystem(content=system),
         ChatMessageUser(

@@ -54,10 +54,11 @@ def test_model_demo_runs_every_role_on_the_model_and_reports_what_it_cost(
     assert rows[0].doctor.startswith("gaa/model (") and rows[1].doctor == "reference/exemplary"
     table = format_summaries(rows)
     assert "gaa/model (" in table and "reference/exemplary" in table
-    health = run_health(logs[0], rows[0].doctor)
+    health = run_health(logs[0])
     assert health.patient_turns == 3  # opening and two rounds
     assert health.status_follow_ups == 3 and health.status_unknown == 0
-    reference = run_health(logs[1], rows[1].doctor)
+    reference = run_health(logs[1])
+    assert (health.doctor, reference.doctor) == (rows[0].doctor, rows[1].doctor)
     assert health.model_calls + reference.model_calls == len(script.calls)
     assert health.model_calls - reference.model_calls == 2  # the model doctor's two turns
     assert health.tokens > 0

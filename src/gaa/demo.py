@@ -18,6 +18,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
 from gaa.benchmark import medical_dialogue
+from gaa.dialogue import DEFAULT_MAX_ROUNDS
 
 MODEL_DEMO_DOCTORS = ("model", "reference/exemplary")
 MODEL_DEMO_PERSONAS = "INTJ_M_PNEUMO,ESFJ_F_LUNG"
@@ -72,7 +73,7 @@ def plan_demo(
                 "cases": cases,
                 "patient": "scripted",
                 "judge": "rules",
-                "max_rounds": max_rounds or 5,
+                "max_rounds": max_rounds or DEFAULT_MAX_ROUNDS,
             },
             "none",
         )

@@ -41,9 +41,8 @@ from gaa.patient import (
     PatientReply,
     ScriptedPatient,
     construct_system_prompt,
-    fallback_prompt,
     sanitize_doctor_text,
-    with_turn_rules,
+    template_system_prompt,
 )
 from gaa.plugins import catalogue
 
@@ -189,7 +188,7 @@ def dialogue_solver(
                         f"Patient constructor failed ({failure}); template used", source="patient"
                     )
             else:
-                prompt = with_turn_rules(fallback_prompt(persona, case), case)
+                prompt = template_system_prompt(persona, case)
             persona.system_prompt = prompt
             the_patient = ModelPatient(
                 patient_model,

@@ -170,6 +170,9 @@ def template_summary(
     return {"strengths": met[:4], "weaknesses": not_met[:4], "critical_incidents": incidents}
 
 
+SUMMARY_KEYS = ("strengths", "weaknesses", "critical_incidents")
+
+
 def _summary_lists(text: str) -> dict[str, list[str]]:
     data = extract_json(text)
     summary = {}
@@ -183,7 +186,6 @@ def _summary_lists(text: str) -> dict[str, list[str]]:
     return summary
 
 
-SUMMARY_KEYS = ("strengths", "weaknesses", "critical_incidents")
 SUMMARY_FIELD_CHARS = 300
 SUMMARY_SCHEMA = {
     "type": "object",

@@ -14,7 +14,6 @@ by MBTI type, and its willingness moves with what the validator finds in each do
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -39,6 +38,7 @@ from gaa.evidence import TurnValidation
 from gaa.evidence.rules import normalise, safety_rules
 from gaa.models import Decision, MedicalCase, PatientPersona
 from gaa.personas import gender_prompt, mbti_prompt
+from gaa.teamwork.replies import ReplyError, extract_json
 
 PATIENT_MAX_TOKENS = 500
 CONSTRUCTOR_MAX_TOKENS = 1200
@@ -117,17 +117,13 @@ def parse_status(text: str) -> tuple[Decision | None, int | None]:
     parsed = parse_patient_reply(text)
     if parsed.has_status:
         return parsed.decision, parsed.willingness
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if match:
-        try:
-            data = json.loads(match.group(0))
-        except json.JSONDecodeError:
-            data = None
-        if isinstance(data, dict):
-            return parse_status(
-                f"DECISION: {data.get('decision', '')} | WILLINGNESS: {data.get('willingness', '')}"
-            )
-    return parsed.decision, parsed.willingness
+    try:
+        data = extract_json(text)
+    except ReplyError:
+        return parsed.decision, parsed.willingness
+    return parse_status(
+        f"DECISION: {data.get('decision', '')} | WILLINGNESS: {data.get('willingness', '')}"
+    )
 
 
 def sanitize_doctor_text(text: str) -> tuple[str, list[str]]:
@@ -189,6 +185,11 @@ def with_turn_rules(prompt: str, case: MedicalCase) -> str:
     return prompt.strip() + "\n" + render("patient", "rules.txt", operation=case.operation)
 
 
+def template_system_prompt(persona: PatientPersona, case: MedicalCase) -> str:
+    """The patient's system prompt without a constructor call: template plus turn rules."""
+    return with_turn_rules(fallback_prompt(persona, case), case)
+
+
 async def construct_system_prompt(
     persona: PatientPersona, case: MedicalCase, model: Model
 ) -> tuple[str, str | None]:
@@ -209,7 +210,7 @@ async def construct_system_prompt(
     except Exception as exc:
         if ends_sample(exc):
             raise
-        return with_turn_rules(fallback_prompt(persona, case), case), f"{type(exc).__name__}: {exc}"
+        return template_system_prompt(persona, case), f"{type(exc).__name__}: {exc}"
 
 
 class Patient(Protocol):

@@ -28,6 +28,12 @@ class RunSummary:
     location: str
 
 
+def doctor_label(log: EvalLog) -> str:
+    """The run's doctor; the model doctor is named with the model that played it."""
+    doctor = str((log.eval.metadata or {}).get("doctor", log.eval.model))
+    return f"{doctor} ({log.eval.model})" if doctor == "gaa/model" else doctor
+
+
 def summarise(log: EvalLog) -> RunSummary:
     means: dict[str, float] = {}
     stderr = 0.0
@@ -37,11 +43,8 @@ def summarise(log: EvalLog) -> RunSummary:
             if score.name == "overall":
                 stderr = score.metrics["stderr"].value
     samples = log.samples or []
-    doctor = str((log.eval.metadata or {}).get("doctor", log.eval.model))
-    if doctor == "gaa/model":
-        doctor = f"{doctor} ({log.eval.model})"
     return RunSummary(
-        doctor=doctor,
+        doctor=doctor_label(log),
         personas=len(samples),
         failed=sum(sample.error is not None for sample in samples),
         means=means,
@@ -83,27 +86,26 @@ class RunHealth:
     judge_fallbacks: int
 
 
-def run_health(log: EvalLog, doctor: str) -> RunHealth:
+def run_health(log: EvalLog) -> RunHealth:
     tokens = sum(usage.total_tokens for usage in log.stats.model_usage.values())
     calls = turns = follow_ups = unknown = judge_fallbacks = 0
     for sample in log.samples or []:
         calls += sum(1 for event in sample.events if event.event == "model")
-        for score in (sample.scores or {}).values():
-            metadata = score.metadata or {}
-            stats = metadata.get("dialogue") or {}
-            turns += stats.get("rounds", 0) + 1 if stats else 0
-            follow_ups += stats.get("status_follow_ups", 0)
-            unknown += stats.get("parse_misses", 0)
-            judge_fallbacks += sum(
-                1 for item in metadata.get("fallbacks", []) if not item.startswith("patient_")
-            )
-            break
-    return RunHealth(doctor, calls, tokens, turns, follow_ups, unknown, judge_fallbacks)
+        score = next(iter((sample.scores or {}).values()), None)
+        metadata = (score.metadata if score else None) or {}
+        stats = metadata.get("dialogue") or {}
+        turns += stats.get("rounds", 0) + 1 if stats else 0
+        follow_ups += stats.get("status_follow_ups", 0)
+        unknown += stats.get("parse_misses", 0)
+        judge_fallbacks += sum(
+            1 for item in metadata.get("fallbacks", []) if not item.startswith("patient_")
+        )
+    return RunHealth(doctor_label(log), calls, tokens, turns, follow_ups, unknown, judge_fallbacks)
 
 
 def format_usage(logs: Sequence[EvalLog]) -> str:
     """Model calls, tokens and workarounds per run: evidence the rows come from generations."""
-    rows = [run_health(log, summarise(log).doctor) for log in logs]
+    rows = [run_health(log) for log in logs]
     width = max([len("doctor"), *(len(row.doctor) for row in rows)])
     lines = [
         f"{'doctor':<{width}} {'calls':>6} {'tokens':>8} {'patient turns':>13} "
