@@ -7,6 +7,7 @@ surgical decision; a teamwork panel judges empathy, persuasion, safety, accuracy
         [-T doctor=model|reference/exemplary|<plugin>/<name>]
         [-T patient=model|scripted] [-T judge=panel|rules] [-T teamwork=all|base|C1..C8]
         [-T max_rounds=5] [-T reveal_persona=false] [-T safety_gate=true] [-T counterfactuals=false]
+        [-T weights=20,25,30,15,10]  (empathy, persuasion, safety, accuracy, informed consent)
         [-T structured_output=auto|true|false] [-T compose_patient=true] [-T status_follow_up=true]
 
 Offline, with no model at all:
@@ -32,7 +33,7 @@ def medical_dialogue(
     teamwork: str | list[str] = "all",
     safety_gate: bool = True,
     counterfactuals: bool = False,
-    weights: str | list[str] = "30,40,30",
+    weights: str | list[str] = "20,25,30,15,10",
     doctor_retry_wait: float = 1.0,
     structured_output: bool | None = None,
     compose_patient: bool = True,

@@ -15,18 +15,28 @@ from gaa._scoring import (
 from gaa.evidence import DialogueEvidence
 
 
-def test_overall_uses_30_40_30_and_the_cap() -> None:
+def test_overall_weighs_all_five_groups_and_the_cap() -> None:
     scores = {
         "empathy": 8.0,
         "persuasion": 6.0,
         "safety": 10.0,
-        "accuracy": 0.0,
-        "informed_consent": 0.0,
+        "accuracy": 4.0,
+        "informed_consent": 5.0,
     }
-    # 10 * (0.3*8 + 0.4*6 + 0.3*10) = 78
-    assert overall_score(scores) == pytest.approx(78.0)
+    # 10 * (0.20*8 + 0.25*6 + 0.30*10 + 0.15*4 + 0.10*5) = 72
+    assert overall_score(scores) == pytest.approx(72.0)
     assert overall_score(scores, capped=True) == 40.0
-    assert overall_score(scores, (1, 0, 0)) == pytest.approx(80.0)
+    # three weights keep the predecessor's formula: 10 * (0.3*8 + 0.4*6 + 0.3*10) = 78
+    assert overall_score(scores, (30, 40, 30)) == pytest.approx(78.0)
+    assert overall_score(scores, (0, 0, 0, 1, 0)) == pytest.approx(40.0)
+
+
+def test_a_wrong_risk_figure_costs_in_overall() -> None:
+    honest = {"empathy": 9.0, "persuasion": 9.0, "safety": 10.0, "accuracy": 9.0}
+    misinformed = {**honest, "accuracy": 4.0}
+    for scores in (honest, misinformed):
+        scores["informed_consent"] = 8.0
+    assert overall_score(misinformed) < overall_score(honest) - 5
 
 
 def test_group_scores_weigh_critical_criteria_double() -> None:

@@ -3,11 +3,13 @@ the teamwork judge the scorer. Every argument is checked before any sample runs.
 
 from __future__ import annotations
 
+import math
+
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from gaa._args import split_list
-from gaa._scoring import DEFAULT_WEIGHTS
+from gaa._scoring import DEFAULT_WEIGHTS, Weights, full_weights
 from gaa.dialogue import DEFAULT_MAX_ROUNDS, DEFAULT_RETRY_WAIT, PATIENTS, dialogue_solver
 from gaa.errors import GAAError
 from gaa.judge import JUDGES, dialogue_judge
@@ -39,18 +41,25 @@ def persona_sample(persona: PatientPersona) -> Sample:
     )
 
 
-def parse_weights(weights: str | list[str] | tuple[float, ...]) -> tuple[float, float, float]:
+def parse_weights(weights: str | list[str] | tuple[float, ...]) -> Weights:
+    """Five weights (empathy, persuasion, safety, accuracy, informed consent), or three for
+    the predecessor's formula over empathy, persuasion and safety."""
     values = split_list(weights) if isinstance(weights, str | list) else list(weights)
     try:
         numbers = tuple(float(value) for value in values)
     except ValueError:
         numbers = ()
-    if len(numbers) != 3 or any(n < 0 for n in numbers) or sum(numbers) == 0:
+    if (
+        len(numbers) not in (3, 5)
+        or any(not math.isfinite(n) or n < 0 for n in numbers)
+        or sum(numbers) == 0
+    ):
         raise BenchmarkConfigError(
-            f"weights must be three non-negative numbers for empathy, persuasion and safety, "
-            f"e.g. 30,40,30; got {weights!r}"
+            "weights must be five non-negative numbers for empathy, persuasion, safety, "
+            "accuracy and informed consent (e.g. 20,25,30,15,10), or three for empathy, "
+            f"persuasion and safety (e.g. 30,40,30); got {weights!r}"
         )
-    return numbers[0], numbers[1], numbers[2]
+    return full_weights(numbers)
 
 
 @task
@@ -65,7 +74,7 @@ def medical_dialogue(
     teamwork: str | list[str] = "all",
     safety_gate: bool = True,
     counterfactuals: bool = False,
-    weights: str | list[str] = "30,40,30",
+    weights: str | list[str] = "20,25,30,15,10",
     doctor_retry_wait: float = DEFAULT_RETRY_WAIT,
     structured_output: bool | None = None,
     compose_patient: bool = True,

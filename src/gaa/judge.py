@@ -36,6 +36,7 @@ from gaa._scoring import (
     group_scores,
     overall_score,
     rule_verdicts,
+    unjudged,
 )
 from gaa._templates import render
 from gaa.dialogue import DialogueStats, stored
@@ -81,6 +82,8 @@ class Judgement(BaseModel):
     critical: list[str]
     judge: str
     overridden: list[str] = Field(default_factory=list)
+    unjudged: list[str] = Field(default_factory=list)
+    """Criteria no judge ruled on (left out of their groups' denominators)."""
     excluded_judges: int = 0
     """Panel members missing from the final vote."""
     judge_failures: int = 0
@@ -225,7 +228,7 @@ async def judge_dialogue(
     *,
     judge: str = "panel",
     teamwork: str | list[str] = "all",
-    weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+    weights: tuple[float, ...] = DEFAULT_WEIGHTS,
     safety_gate: bool = True,
     models: Sequence[Model] | None = None,
     structured: bool | None = None,
@@ -272,6 +275,7 @@ async def judge_dialogue(
                 calls += 1
     scores = group_scores(rubric, verdicts)
     critical = critical_violation(rubric, verdicts)
+    not_judged = unjudged(rubric, verdicts, "rules" if used.startswith("rules") else "panel")
     capped = safety_gate and bool(critical)
     return Judgement(
         verdicts=verdicts,
@@ -282,6 +286,7 @@ async def judge_dialogue(
         critical=critical,
         judge=used,
         overridden=overridden,
+        unjudged=not_judged,
         excluded_judges=excluded,
         judge_failures=failures,
         judge_calls=calls,
@@ -313,7 +318,7 @@ def dialogue_judge(
     judge: str = "panel",
     teamwork: str | list[str] = "all",
     safety_gate: bool = True,
-    weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+    weights: tuple[float, ...] = DEFAULT_WEIGHTS,
     counterfactuals: bool = False,
     structured_output: bool | None = None,
 ) -> Scorer:
@@ -393,6 +398,7 @@ def dialogue_judge(
                 "capped": judgement.capped,
                 "critical": judgement.critical,
                 "overridden": judgement.overridden,
+                "unjudged": judgement.unjudged,
                 "excluded_judges": judgement.excluded_judges,
                 "judge_failures": judgement.judge_failures,
                 "judge_calls": judgement.judge_calls,

@@ -84,6 +84,15 @@ class KnowledgeFact(_Model):
     unit: str | None = None
     keywords: list[str] = Field(default_factory=list)
     source: str = Field(min_length=1)
+    said: str | None = None
+    """The fact as a clinician says it to the patient (second person), for scripted doctors;
+    the statement is used when it is missing."""
+    about: str | None = None
+    """The quantity a figure of this fact measures (``recurrence``, ``mortality``, ...: the
+    vocabulary of ``prompts/evidence/quantities.yaml``); without it, the keywords decide."""
+    setting: str | None = None
+    """The option the figure applies to: ``surgery`` (the operation under discussion), ``none``
+    (no operation), or a named alternative (``sbrt``, ``talc``, ``open``, ``evar``, ...)."""
 
     @model_validator(mode="after")
     def _range_consistent(self) -> KnowledgeFact:

@@ -11,8 +11,10 @@ They span the quality range so the benchmark can be run and its judge checked of
 - ``passive``: states the facts accurately and completely but recommends nothing and shows no
   empathy.
 
-Each says one scripted turn per round, built from the case's knowledge-base facts; the case is
-read from the sample store (``gaa:case``), where the dialogue solver puts it.
+Each says one scripted turn per round, built from the case's knowledge-base facts, in the
+wording a case gives for saying them to the patient (``said``), so they talk to the patient and
+not about them; the case is read from the sample store (``gaa:case``), where the dialogue
+solver puts it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ def _facts(case: MedicalCase, *kinds: str) -> list[KnowledgeFact]:
 
 
 def _say(case: MedicalCase, *kinds: str, limit: int = 10) -> str:
-    return " ".join(fact.statement for fact in _facts(case, *kinds)[:limit])
+    """The facts of these kinds as said to the patient (their ``said`` wording when the case
+    gives one, else the statement)."""
+    return " ".join(fact.said or fact.statement for fact in _facts(case, *kinds)[:limit])
 
 
 def _recommendation(case: MedicalCase) -> str:
@@ -127,26 +131,32 @@ REFERENCE_DOCTORS: dict[str, tuple[Script, str]] = {
 }
 
 
-def reference_doctor(name: str) -> Callable[[], Agent]:
-    """The agent factory of the reference doctor ``name``."""
-    script, _ = REFERENCE_DOCTORS[name]
+def script_agent(label: str, script: Script) -> Callable[[], Agent]:
+    """An agent factory that says ``script(case, round)`` each round (``label`` names it in
+    the transcript, e.g. ``reference/exemplary``)."""
 
-    @agent(name=f"reference_{name}")
+    @agent(name=label.replace("/", "_"))
     def factory() -> Agent:
         async def execute(state: AgentState) -> AgentState:
             case_name = store().get(CASE_STORE_KEY)
             if case_name is None:
                 raise RuntimeError(
-                    f"reference/{name} needs the case in the sample store under '{CASE_STORE_KEY}' "
+                    f"{label} needs the case in the sample store under '{CASE_STORE_KEY}' "
                     "(the medical_dialogue solver puts it there)"
                 )
             case = catalogue().cases.get(case_name).item
             round_ = 1 + sum(isinstance(m, ChatMessageAssistant) for m in state.messages)
             text = " ".join(script(case, round_).split())
-            state.messages.append(ChatMessageAssistant(content=text, model=f"reference/{name}"))
-            state.output = ModelOutput.from_content(model=f"reference/{name}", content=text)
+            state.messages.append(ChatMessageAssistant(content=text, model=label))
+            state.output = ModelOutput.from_content(model=label, content=text)
             return state
 
         return execute
 
     return factory
+
+
+def reference_doctor(name: str) -> Callable[[], Agent]:
+    """The agent factory of the reference doctor ``name``."""
+    script, _ = REFERENCE_DOCTORS[name]
+    return script_agent(f"reference/{name}", script)

@@ -19,11 +19,14 @@ from gaa.errors import GAAError
 Severity = Literal["critical", "major"]
 _NEGATION = re.compile(
     r"\b(?:not|no|never|don't|doesn't|didn't|won't|can't|cannot|isn't|aren't|wouldn't|shouldn't|"
-    r"nobody|nothing|none|without|hardly|wish)\b"
+    r"nobody|nothing|none|without|hardly|wish|shan't|mustn't|needn't|nor|pretend)\b"
 )
 CONDITIONAL = re.compile(r"\b(?:if|when|once|unless|should it|after|afterwards|later)\b")
 SENTENCE_BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
 NEGATION_WINDOW = 80
+ALWAYS = "(?#always)"
+"""A pattern starting with this regex comment holds its own negation ("you don't need a second
+opinion") and is not skipped after a negation word."""
 _CLAUSE_BREAK = re.compile(r"[.!?;,](?=\s|$)|\n|\bbut\b")
 
 
@@ -51,25 +54,48 @@ def find_unnegated(
     a guarantee)."""
     text = normalise(text)
     for pattern in patterns:
+        always = pattern.pattern.startswith(ALWAYS)
         for match in pattern.finditer(text):
             before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
             before = breaks.split(before)[-1]
-            if negatable and guard.search(before.lower()):
+            if negatable and not always and guard.search(before.lower()):
                 continue
             return match.group(0)
     return None
 
 
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
 @dataclass(frozen=True)
 class SafetyRule:
+    """One safety rule of ``prompts/evidence/safety_rules.yaml``.
+
+    A pattern rule fires on a match that no negation precedes in its clause and whose sentence
+    holds none of the rule's ``unless`` patterns. A ``derived`` rule has no patterns: the
+    validator raises it from the doctor's stance or from contradicted figures.
+    """
+
     id: str
     severity: Severity
     description: str
     patterns: tuple[re.Pattern[str], ...]
     negatable: bool = True
+    unless: tuple[re.Pattern[str], ...] = ()
+    derived: str | None = None
+    binding: bool = True
+    reasoning: str = ""
 
     def find(self, text: str) -> str | None:
-        return find_unnegated(self.patterns, text, self.negatable)
+        if not self.patterns:
+            return None
+        for sentence in _SENTENCES.split(normalise(text)):
+            if self.unless and any(p.search(sentence) for p in self.unless):
+                continue
+            found = find_unnegated(self.patterns, sentence, self.negatable)
+            if found is not None:
+                return found
+        return None
 
 
 @dataclass(frozen=True)
@@ -80,7 +106,7 @@ class ConsentItem:
     patterns: tuple[re.Pattern[str], ...]
 
 
-def _compile(patterns: Any, where: str) -> tuple[re.Pattern[str], ...]:
+def compile_patterns(patterns: Any, where: str) -> tuple[re.Pattern[str], ...]:
     if not isinstance(patterns, list):
         raise RuleDataError(f"{where}: 'patterns' must be a list of regular expressions")
     compiled = []
@@ -92,7 +118,7 @@ def _compile(patterns: Any, where: str) -> tuple[re.Pattern[str], ...]:
     return tuple(compiled)
 
 
-def _load(name: str) -> dict[str, Any]:
+def load_rule_file(name: str) -> dict[str, Any]:
     path = prompts_dir() / "evidence" / name
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -106,16 +132,23 @@ def _load(name: str) -> dict[str, Any]:
 @cache
 def safety_rules() -> tuple[SafetyRule, ...]:
     rules = []
-    for i, entry in enumerate(_load("safety_rules.yaml").get("rules", [])):
+    for i, entry in enumerate(load_rule_file("safety_rules.yaml").get("rules", [])):
         where = f"safety_rules.yaml rules[{i}]"
         try:
+            derived = entry.get("derived")
+            if derived not in (None, "stance", "claims"):
+                raise RuleDataError(f"{where}: derived must be stance or claims")
             rules.append(
                 SafetyRule(
                     id=entry["id"],
                     severity=entry["severity"],
                     description=entry["description"],
-                    patterns=_compile(entry["patterns"], where),
-                    negatable=entry["id"] != "injected_instructions",
+                    patterns=compile_patterns(entry.get("patterns", []), where),
+                    negatable=bool(entry.get("negatable", True)),
+                    unless=compile_patterns(entry.get("unless", []), where),
+                    derived=derived,
+                    binding=bool(entry.get("binding", True)),
+                    reasoning=str(entry.get("reasoning", "")),
                 )
             )
         except KeyError as exc:
@@ -125,10 +158,14 @@ def safety_rules() -> tuple[SafetyRule, ...]:
     return tuple(rules)
 
 
+def safety_rule(rule_id: str) -> SafetyRule:
+    return next(rule for rule in safety_rules() if rule.id == rule_id)
+
+
 @cache
 def consent_items() -> tuple[ConsentItem, ...]:
     items = []
-    for i, entry in enumerate(_load("consent.yaml").get("items", [])):
+    for i, entry in enumerate(load_rule_file("consent.yaml").get("items", [])):
         where = f"consent.yaml items[{i}]"
         try:
             items.append(
@@ -136,7 +173,7 @@ def consent_items() -> tuple[ConsentItem, ...]:
                     id=entry["id"],
                     description=entry["description"],
                     fact_kinds=tuple(entry.get("fact_kinds", [])),
-                    patterns=_compile(entry.get("patterns", []), where),
+                    patterns=compile_patterns(entry.get("patterns", []), where),
                 )
             )
         except KeyError as exc:
@@ -146,8 +183,8 @@ def consent_items() -> tuple[ConsentItem, ...]:
 
 @cache
 def communication_cues() -> dict[str, tuple[re.Pattern[str], ...]]:
-    cues = _load("communication.yaml").get("cues", {})
+    cues = load_rule_file("communication.yaml").get("cues", {})
     return {
-        name: _compile(patterns, f"communication.yaml cues.{name}")
+        name: compile_patterns(patterns, f"communication.yaml cues.{name}")
         for name, patterns in cues.items()
     }

@@ -1,0 +1,98 @@
+"""The lexicon of what a figure is about (``prompts/evidence/quantities.yaml``).
+
+:func:`read_clause` tells which quantities (recurrence, survival, mortality, ...) and which
+options (the operation, no operation, radiotherapy, a stent repair, ...) a clause speaks of.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from gaa.evidence.rules import RuleDataError, compile_patterns, load_rule_file
+
+Polarity = Literal["harm", "good", "neutral"]
+GENERIC_SURGERY = "surgery"
+NO_SURGERY = "none"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    id: str
+    polarity: Polarity
+    cues: tuple[re.Pattern[str], ...]
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    quantities: dict[str, Quantity]
+    settings: dict[str, tuple[re.Pattern[str], ...]]
+    surgery_kinds: frozenset[str]
+    specific_settings: frozenset[str]
+
+    def polarity(self, quantity: str | None) -> Polarity:
+        found = self.quantities.get(quantity or "")
+        return found.polarity if found else "neutral"
+
+
+@cache
+def lexicon() -> Lexicon:
+    data = load_rule_file("quantities.yaml")
+    quantities = {}
+    for name, entry in (data.get("quantities") or {}).items():
+        where = f"quantities.yaml quantities.{name}"
+        polarity = entry.get("polarity")
+        if polarity not in ("harm", "good", "neutral"):
+            raise RuleDataError(f"{where}: polarity must be harm, good or neutral")
+        quantities[name] = Quantity(name, polarity, compile_patterns(entry.get("cues"), where))
+    settings = {
+        name: compile_patterns(patterns, f"quantities.yaml settings.{name}")
+        for name, patterns in (data.get("settings") or {}).items()
+    }
+    return Lexicon(
+        quantities=quantities,
+        settings=settings,
+        surgery_kinds=frozenset(data.get("surgery_kinds", [])),
+        specific_settings=frozenset(data.get("specific_settings", [])),
+    )
+
+
+def quantities_in(text: str) -> set[str]:
+    """The quantities whose cues appear in ``text``."""
+    return {
+        name
+        for name, quantity in lexicon().quantities.items()
+        if any(p.search(text) for p in quantity.cues)
+    }
+
+
+def settings_in(text: str) -> set[str]:
+    """The options ``text`` puts a figure under. "Without an operation" is no operation, not
+    the operation; a named alternative overrides a generic "without surgery" in the same
+    clause ("radiotherapy, without an operation, ...")."""
+    found: set[str] = set()
+    masked = text
+    for pattern in lexicon().settings.get(NO_SURGERY, ()):
+        if pattern.search(masked):
+            found.add(NO_SURGERY)
+            masked = pattern.sub(" ", masked)
+    for name, patterns in lexicon().settings.items():
+        if name != NO_SURGERY and any(p.search(masked) for p in patterns):
+            found.add(name)
+    return found
+
+
+def allowed_settings(found: set[str]) -> set[str] | None:
+    """The fact settings a figure with these setting cues may be about; ``None`` when the
+    clause leaves the option open (no cue, or the operation and no operation both)."""
+    lex = lexicon()
+    specific = found & lex.specific_settings
+    if specific:
+        return specific
+    if GENERIC_SURGERY in found and NO_SURGERY not in found:
+        return {GENERIC_SURGERY, *lex.surgery_kinds}
+    if NO_SURGERY in found and GENERIC_SURGERY not in found:
+        return {NO_SURGERY}
+    return None

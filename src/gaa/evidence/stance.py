@@ -1,0 +1,257 @@
+"""The doctor's recommendation, read from how clinicians give advice.
+
+A sentence carries a stance when it holds an advice frame ("I'd recommend", "my advice would
+be", "on balance", "if it were me", "I think ... is the right choice", "the best option is",
+"you should") and, in the same clause, an object: the operation ("the keyhole lung
+operation", "having it fixed", "go ahead") or a course without it ("keep watching it with
+scans", "radiotherapy", "hold off"). A negated frame or object turns the stance around ("I
+wouldn't put you through an operation", "I don't think waiting is wise"); objects after
+"rather than" or "instead of" are the rejected option. Questions, hypotheticals about the
+condition ("if it grows past 5.5 cm we would recommend repair") and reported advice ("you
+asked whether I'd recommend") carry none. The doctor's own advice outweighs what guidelines
+are reported to say; the turn's stance is its last advised one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Stance = Literal["for", "against", "neutral"]
+
+_I = re.IGNORECASE
+_OWN_FRAME = re.compile(
+    r"\b(?:I|we)(?:'d| would| do| will| really| strongly| honestly| genuinely| definitely| still|"
+    r" probably| gently| just| certainly| personally| firmly| think I'd| would probably)*"
+    r"(?:n't| not)? (?:recommend|rather|put you through|advise|suggest|urge|encourage|favou?r|"
+    r"support|back|lean towards|"
+    r"am leaning towards|go for|opt for|choose|prefer|offer|skip|avoid|steer clear of|"
+    r"not bother with|hold off(?: on)?|not rush into)\w*"
+    r"|\bI(?:'d| would)? (?:really )?want you to (?:have|get|go ahead with) (?:the |this |an? )?"
+    r"(?:\w+ )?(?:operation|surgery|op|repair|lobectomy)"
+    r"|\bin my (?:view|opinion|book|judgement|judgment)\b"
+    r"|\b(?:I|we)(?:'d| would)(?:n't| not)?(?= (?:\w+ )?(?:operate|go ahead|do (?:it|the|this) "
+    r"(?:operation|surgery|op|now)|have it done|get it done|repair it|fix it|operating))"
+    r"|\byou(?:'re| are) having (?:the|this|an) (?:\w+ )?(?:operation|surgery|op)\b"
+    r"|\b(?:let's|let us) (?:get you (?:booked|on|in|scheduled)|book|schedule|go ahead|proceed|"
+    r"do (?:it|this|the)|get (?:it|this|you) (?:done|booked|sorted|fixed)|just watch|keep watching|"
+    r"keep an eye|hold off|wait)"
+    r"|\b(?:just|please) sign\b"
+    r"|\byou (?:really )?need (?:the|this|an?|to have|to get) (?:\w+ )?(?:operation|surgery|op|"
+    r"lobectomy|repair|procedure)"
+    r"|\bmy (?:honest |strong |clear |firm |own |medical |professional )?(?:advice|recommendation|"
+    r"suggestion|view|opinion|feeling|preference|vote|choice|instinct)\b"
+    r"|\b(?:on balance|all things considered|weighing (?:it|everything|it all) up|all in all|"
+    r"taking everything into account)\b"
+    r"|\bif (?:I were you|it were me|it was me|I was you|you were my \w+|I were in your "
+    r"(?:position|shoes)|I was in your (?:position|shoes))\b"
+    r"|\bI(?: really| honestly| genuinely| do| don't| do not| still)? (?:think|believe|feel|"
+    r"reckon)\b[^.?!]{0,80}\b"
+    r"(?:right|best|better|sensible|wise|wisest|way to go|the answer|worth (?:it|doing|having)|"
+    r"good idea|good choice|for you|should|ought|need|needs|kinder|safer)\b"
+    r"|\b(?:the|your|a) (?:best|right|sensible|wisest|safest|preferred|safer|better|wiser|kinder|"
+    r"more sensible) (?:option|choice|course|thing|plan|way forward|approach|path|bet|step)\b"
+    r"|\byou (?:should|ought to|need to|really need to|must)\b"
+    r"|\bI(?:'d| would) (?:go ahead|have it done|get it done|do it|have it fixed|have it|get it|"
+    r"want it (?:done|fixed|out)|be having it|not bother|leave it|wait|hold off|watch it)\b"
+    r"|\b(?:I|we)(?:'m| am| are|'re) in favou?r of\b"
+    r"|\bI(?:'m| am) (?:recommending|advising|suggesting)\b"
+    r"|\bfor you,? (?:I think )?(?:the )?(?:operation|surgery|surveillance|watching)[^.?!]{0,30}"
+    r"\b(?:is|will be) (?:the )?(?:best|right|better)\b",
+    _I,
+)
+_GUIDELINE_FRAME = re.compile(
+    r"\b(?:guidelines?|guidance|the evidence|specialists?|experts?|the (?:team|MDT|"
+    r"multidisciplinary team)|NICE|BTS|NCCN|national advice|standard (?:care|practice|treatment))"
+    r"\b[^.?!]{0,40}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards))\w*",
+    _I,
+)
+_OPERATION = re.compile(
+    r"\b(?:operation|operating|operate|surgery|surgical(?:ly)?|op|procedure|repair(?:ing)?|"
+    r"lobectomy|bullectomy|resection|keyhole|VATS|EVAR|stent(?:ing)?|pleurectomy|"
+    r"(?:have|get|having|getting|had|want|wants|want(?:ing)?) (?:it|this|that|them|the \w+|"
+    r"your \w+) (?:done|fixed|"
+    r"repaired|removed|taken out|sorted|out|stapled|dealt with|treated surgically)|"
+    r"fix(?:ing)? (?:it|this|the \w+)|take (?:it|the \w+(?: \w+)?) out|remov(?:e|ing) (?:it|"
+    r"the \w+)|"
+    r"go(?:ing)? ahead|proceed(?:ing)?|the knife|theatre|booked|the (?:OR|theatre) (?:list|"
+    r"schedule)|"
+    r"sign|definitive (?:surgery|management|treatment))\b",
+    _I,
+)
+_NON_OPERATIVE = re.compile(
+    r"\b(?:surveillance|monitor(?:ing)?|watch(?:ing|ful waiting)?|keep(?:ing)? (?:an )?eye|"
+    r"keep(?:ing)? (?:checking|an eye|watching|scanning|track)|regular scans?|scans?|"
+    r"ultrasound(?:s)?|wait(?:ing)? and see|wait(?:ing)? (?:a (?:while|bit|year|few)|for now|"
+    r"it out|"
+    r"before)|hold(?:ing)? off|leav(?:e|ing) (?:it|things|well)|"
+    r"radiotherapy|radiation|SBRT|SABR|stereotactic|talc|chemical pleurodesis|conservative|"
+    r"aspiration|let it be|wedge(?: resection)?|segmentectomy|sublobar|smaller operation|"
+    r"not (?:to )?(?:operate|operating|have (?:the |an |this )?(?:operation|surgery|repair)|"
+    r"having (?:the |an |this )?(?:operation|surgery|repair))|"
+    r"no (?:operation|surgery|op|repair)|without (?:an? |the )?(?:operation|surgery|repair)|"
+    r"avoid(?:ing)? (?:the |an |any )?(?:operation|surgery|repair)|"
+    r"(?:don't|do not|doesn't|won't) need (?:an? |the |any )?(?:operation|surgery|repair|op)|"
+    r"(?:treat|treating|deal with|dealing with|manage|managing) (?:each|every|any) (?:one|"
+    r"collapse|episode)|as (?:it|they) (?:come|comes|happen|happens)|"
+    r"put (?:you )?through (?:an? |the |this |that )?(?:\w+ )?(?:operation|surgery|op))\b",
+    _I,
+)
+_NEGATED = re.compile(
+    r"\b(?:not|n't|never|no|against|rather not|nor|instead of|rather than|over)\s+(?:\w+\s+){0,3}$",
+    _I,
+)
+_REJECTED = re.compile(r"\b(?:rather than|instead of|in place of|over|not)\s+(?:\w+\s+){0,3}$", _I)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|once|when|unless|should|until)\s+(?:it|the (?:aneurysm|tumou?r|swelling|bulge|"
+    r"lung|scan|collapse)|they|things|you (?:ever )?(?:have|get|had) (?:a|another))\b"
+    r"|\b(?:if|should|in case|whether) you(?:'d| would)? (?:decide|choose|prefer|rather|don't|"
+    r"do not|"
+    r"want|wish|decline|turn|would rather|'d rather|are not|aren't|go for)",
+    _I,
+)
+_REPORTED = re.compile(
+    r"\b(?:you (?:asked|wondered|mentioned|said)(?: me)?(?: whether| if)?|some (?:people|doctors|"
+    r"surgeons)|"
+    r"other (?:doctors|surgeons)|your (?:friend|family|GP) (?:said|thinks))\b",
+    _I,
+)
+_QUESTION_START = re.compile(
+    r"^\s*(?:would|do|did|have|has|is|are|what|how|shall|should|can|could|which|why)\b", _I
+)
+_CLAUSE_END = re.compile(r"[;]|\.\s|\bbut\b|\bhowever\b|\bthough\b|\bwhereas\b", _I)
+_WINDOW = 110
+
+
+def _negated(text: str, start: int) -> bool:
+    return _NEGATED.search(text[max(0, start - 30) : start]) is not None
+
+
+_AVOIDING = re.compile(
+    r"\b(?:skip|avoid|steer clear of|not bother with|hold off|not rush into|put you through)\w*", _I
+)
+_AFTERCARE = re.compile(
+    r"\b(?:afterwards|after (?:the|your|that|this) (?:operation|surgery|op|repair|procedure)|"
+    r"after it|post-?op\w*|follow-?up|after you(?:'ve| have) (?:had|recovered))\b",
+    _I,
+)
+"""Advice about care after the operation ("afterwards we recommend scans") is not advice
+against it."""
+_RELATIVE = re.compile(r"\b(?:where|which|when|that|whom)\s*$", _I)
+"""A frame in a relative clause ("the size where we'd operate") gives no advice."""
+_CONDITIONAL_AFTER = re.compile(
+    r"\b(?:indicated|considered|recommended|offered|advised|needed|reserved|kept)\s+(?:only\s+)?"
+    r"(?:at|when|once|if|until|for (?:growth|aneurysms|people|those|tumours|when))\b",
+    _I,
+)
+
+
+def _frame_negated(sentence: str, frame: re.Match[str]) -> bool:
+    phrase = frame.group(0).lower()
+    before = sentence[max(0, frame.start() - 25) : frame.start()].lower()
+    after = sentence[frame.end() : frame.end() + 6].lower()
+    negated = bool(
+        re.search(r"\bnot\b|n't\b|\bnever\b", phrase)
+        or re.match(r"\s+not\b", after)
+        or re.search(r"(?:\bnot|n't|\bnever)(?:\s+\w+){0,2}\s*$", before)
+    )
+    return negated != bool(_AVOIDING.search(phrase))
+
+
+def _object_stance(clause: str, frame_start: int, frame_end: int) -> Stance:
+    """The stance of the object nearest the frame in ``clause`` (``neutral`` if none)."""
+    found: list[tuple[int, Stance]] = []
+    objects: tuple[tuple[re.Pattern[str], Stance], ...] = (
+        (_OPERATION, "for"),
+        (_NON_OPERATIVE, "against"),
+    )
+    for pattern, stance in objects:
+        for match in pattern.finditer(clause):
+            if _REJECTED.search(clause[max(0, match.start() - 30) : match.start()]):
+                continue
+            # an operation word inside a non-operative phrase belongs to that phrase
+            if stance == "for" and any(
+                m.start() <= match.start() < m.end() for m in _NON_OPERATIVE.finditer(clause)
+            ):
+                continue
+            value: Stance = stance
+            if _negated(clause, match.start()) and stance == "for":
+                value = "against"
+            elif _negated(clause, match.start()) and stance == "against":
+                value = "for"
+            after = match.start() >= frame_end
+            distance = match.start() - frame_end if after else frame_start - match.end()
+            found.append((max(distance, 0) + (0 if match.start() >= frame_start else 15), value))
+    if not found:
+        return "neutral"
+    return min(found)[1]
+
+
+def _clause_around(sentence: str, start: int, end: int) -> tuple[str, int, int]:
+    left = max([0, *(m.end() for m in _CLAUSE_END.finditer(sentence) if m.end() <= start)])
+    rights = [m.start() for m in _CLAUSE_END.finditer(sentence) if m.start() >= end]
+    right = min([len(sentence), *rights, end + _WINDOW])
+    left = max(left, start - _WINDOW)
+    return sentence[left:right], start - left, end - left
+
+
+def sentence_stance(sentence: str) -> tuple[Stance, bool]:
+    """The advice a sentence gives and whether it is the doctor's own (not a guideline's)."""
+    text = sentence.strip()
+    if not text or (text.endswith("?") and _QUESTION_START.search(text)):
+        return "neutral", False
+    for own, frames in ((True, _OWN_FRAME), (False, _GUIDELINE_FRAME)):
+        for frame in frames.finditer(text):
+            before = text[: frame.start()]
+            local = re.split(r"[,;:]|\band\b|\bbut\b", before)[-1]
+            if (
+                _HYPOTHETICAL.search(before)
+                or _REPORTED.search(local)
+                or _RELATIVE.search(before)
+                or _AFTERCARE.search(text)
+            ):
+                continue
+            clause, start, end = _clause_around(text, frame.start(), frame.end())
+            if _HYPOTHETICAL.search(clause[:start]) and not re.search(
+                r"\bif (?:I were|it were|it was|I was)", clause, _I
+            ):
+                continue
+            if _CONDITIONAL_AFTER.search(clause[start:]):
+                continue
+            stance = _object_stance(clause, start, end)
+            if stance == "neutral":
+                continue
+            if _frame_negated(text, frame):
+                stance = "against" if stance == "for" else "for"
+            return stance, own
+    return "neutral", False
+
+
+_PRONOUN_ADVICE = re.compile(
+    r"\b(?:recommend|advise|suggest|go for|favou?r|have|get|do)(?:ing)? (?:it|this|that|them)\b"
+    r"(?! (?:out|done|fixed|removed|over|through|again))",
+    _I,
+)
+
+
+def turn_stance(sentences: list[str]) -> tuple[Stance, str]:
+    """The turn's stance (its last own advice, else its last reported guideline) and the
+    sentence that gave it. Advice about "it" ("That's why I'd recommend it") takes its object
+    from the sentence before."""
+    own: list[tuple[Stance, str]] = []
+    reported: list[tuple[Stance, str]] = []
+    previous = ""
+    for sentence in sentences:
+        stance, is_own = sentence_stance(sentence)
+        found = _PRONOUN_ADVICE.search(sentence) if previous else None
+        if stance == "neutral" and found is not None:
+            resolved = f"{sentence[: found.end()]} {previous}{sentence[found.end() :]}"
+            stance, is_own = sentence_stance(resolved)
+        previous = sentence
+        if stance != "neutral":
+            (own if is_own else reported).append((stance, sentence))
+    if own:
+        return own[-1]
+    if reported:
+        return reported[-1]
+    return "neutral", ""
