@@ -18,16 +18,26 @@ from pathlib import Path
 from gaa.validity import run_suite, tier_tau
 
 ROOT = Path(__file__).resolve().parents[1]
+SUITES = ("validity_doctors", "validity_doctors_holdout")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--personas", default="*_M_*")
-    parser.add_argument("--doctors", type=Path, default=ROOT / "tests/data/validity_doctors")
+    parser.add_argument(
+        "--doctors",
+        type=Path,
+        nargs="+",
+        default=[ROOT / "tests/data" / name for name in SUITES],
+    )
     parser.add_argument("--log-dir", default=str(ROOT / "logs/validity"))
     args = parser.parse_args()
     started = time.perf_counter()
-    results = run_suite(args.doctors, args.personas, log_dir=args.log_dir)
+    results = []
+    for index, folder in enumerate(args.doctors):
+        results += run_suite(
+            folder, args.personas, log_dir=args.log_dir, include_reference=index == 0
+        )
     elapsed = time.perf_counter() - started
     cases = sorted({r.case for r in results})
     print(f"| doctor | {' | '.join(f'{c} tier | {c} overall' for c in cases)} |")
@@ -44,6 +54,12 @@ def main() -> int:
         print(f"tau-b ({label}, {len(group)} doctor-case pairs): {tier_tau(group):.2f}")
     for case in cases:
         print(f"tau-b ({case}): {tier_tau([r for r in results if r.case == case]):.2f}")
+    if len(args.doctors) > 1:
+        for folder in args.doctors:
+            names = {f"validity/{path.stem}" for path in folder.glob("*.yaml")}
+            for label, indicated in (("indicated", True), ("not indicated", False)):
+                group = [r for r in results if r.doctor in names and r.indicated == indicated]
+                print(f"tau-b ({folder.name} only, {label}): {tier_tau(group):.2f}")
     samples = sum(r.samples for r in results)
     print(f"\n{samples} consultations in {elapsed:.0f} s ({samples / elapsed:.1f} per second)")
     return 0

@@ -30,7 +30,7 @@ _WORD_NUMBERS = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
     "eighty": 80, "ninety": 90, "a hundred": 100, "one hundred": 100, "hundred": 100,
     "a thousand": 1000, "one thousand": 1000, "thousand": 1000,
-    "ten thousand": 10000, "a million": 1000000,
+    "ten thousand": 10000, "a million": 1000000, "zero": 0, "nil": 0,
 }  # fmt: skip
 _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _UNITS_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")

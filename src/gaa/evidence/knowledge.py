@@ -51,7 +51,8 @@ _SCALE: dict[str, tuple[str, float]] = {
 
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|once|when|unless|should|until)\s+(?:it|the (?:aneurysm|tumou?r|swelling|bulge|"
-    r"artery|nodule|spot)|they|things)\b",
+    r"artery|nodule|spot)|they|things)\b(?!(?:'s| is| has been| was) (?:out|removed|fixed|repaired|"
+    r"done|gone|taken out))",
     re.IGNORECASE,
 )
 
@@ -190,7 +191,12 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
     quantities = quantities_in(clause)
     if "threshold" in quantities:
         quantities.discard("size")
-    borrowed = not quantities and len(sentence_claims(claim.sentence)) > 1
+    family = _SCALE.get(claim.unit, ("", 1.0))[0]
+    borrowed = not quantities and any(
+        _SCALE.get(other.unit, ("", 1.0))[0] == family
+        for other in sentence_claims(claim.sentence)
+        if other.quote != claim.quote
+    )
     if not quantities:
         quantities = quantities_in(sentence)
     settings = settings_in(clause)
@@ -227,6 +233,8 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
     cut = sentence.find(clause)
     if _HYPOTHETICAL.search(sentence[: cut + len(clause)] if cut >= 0 else clause) or borrowed:
         decisive = False
+    if "threshold" in quantities and any(f.about != "threshold" for f in candidates):
+        decisive = False  # "repair once it grows more than 1 cm in a year" names a trigger
     if decisive and not all(_comparable_units(claim.unit, f.unit) for f in candidates):
         decisive = False  # "2 to 4 hours" is not a hospital stay in days
     return Reading(candidates, decisive)

@@ -25,6 +25,20 @@ CONDITIONAL = re.compile(r"\b(?:if|when|once|unless|should it|after|afterwards|l
 SENTENCE_BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
 NEGATION_WINDOW = 80
 ALWAYS = "(?#always)"
+_REPORTED = re.compile(
+    r"\b(?:told you|you (?:said|asked|mentioned|read)|(?:people|they|some) (?:say|said|call|"
+    r"will tell "
+    r"you)|you(?:'ve| have| may have| might have) heard|I'd be lying if|if I said|calls? it|"
+    r"called it)\b",
+    re.IGNORECASE,
+)
+"""Words that report someone else's words: "your neighbour told you it's a time bomb" is not
+the doctor frightening the patient."""
+QUOTED = re.compile(
+    r"(?<![A-Za-z])['\"\u2018\u201c]((?:[^'\"\u2018\u2019\u201c\u201d]|"
+    r"(?<=[A-Za-z])['\u2019](?=[A-Za-z]))"
+    r"{3,200})['\"\u2019\u201d](?![A-Za-z])"
+)
 """A pattern starting with this regex comment holds its own negation ("you don't need a second
 opinion") and is not skipped after a negation word."""
 _CLAUSE_BREAK = re.compile(r"[.!?;,](?=\s|$)|\n|\bbut\b")
@@ -60,6 +74,8 @@ def find_unnegated(
             before = breaks.split(before)[-1]
             if negatable and not always and guard.search(before.lower()):
                 continue
+            if negatable and _REPORTED.search(before):
+                continue
             return match.group(0)
     return None
 
@@ -89,7 +105,10 @@ class SafetyRule:
     def find(self, text: str) -> str | None:
         if not self.patterns:
             return None
-        for sentence in _SENTENCES.split(normalise(text)):
+        text = normalise(text)
+        if self.negatable:  # the patient's words quoted back are not the doctor's
+            text = QUOTED.sub(" ", text)
+        for sentence in _SENTENCES.split(text):
             if self.unless and any(p.search(sentence) for p in self.unless):
                 continue
             found = find_unnegated(self.patterns, sentence, self.negatable)

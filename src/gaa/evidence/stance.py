@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from gaa.evidence.rules import QUOTED
+
 Stance = Literal["for", "against", "neutral"]
 
 _I = re.IGNORECASE
@@ -81,8 +83,11 @@ _OPERATION = re.compile(
 )
 _NON_OPERATIVE = re.compile(
     r"\b(?:surveillance|monitor(?:ing)?|watch(?:ing|ful waiting)?|keep(?:ing)? (?:an )?eye|"
-    r"keep(?:ing)? (?:checking|an eye|watching|scanning|track)|regular scans?|scans?|"
-    r"ultrasound(?:s)?|wait(?:ing)? and see|wait(?:ing)? (?:a (?:while|bit|year|few)|for now|"
+    r"keep(?:ing)? (?:checking|an eye|watching|scanning|track)|"
+    r"(?:regular|yearly|annual|repeat|surveillance|follow-up|ultrasound|ct) scans?|"
+    r"scans? (?:every|each|once|twice|"
+    r"regularly)|(?:with|by) (?:an? )?(?:regular |yearly |annual )?(?:scans?|ultrasounds?)|"
+    r"wait(?:ing)? and see|wait(?:ing)? (?:a (?:while|bit|year|few)|for now|"
     r"it out|"
     r"before)|hold(?:ing)? off|leav(?:e|ing) (?:it|things|well)|"
     r"radiotherapy|radiation|SBRT|SABR|stereotactic|talc|chemical pleurodesis|conservative|"
@@ -94,14 +99,16 @@ _NON_OPERATIVE = re.compile(
     r"(?:don't|do not|doesn't|won't) need (?:an? |the |any )?(?:operation|surgery|repair|op)|"
     r"(?:treat|treating|deal with|dealing with|manage|managing) (?:each|every|any) (?:one|"
     r"collapse|episode)|as (?:it|they) (?:come|comes|happen|happens)|"
-    r"put (?:you )?through (?:an? |the |this |that )?(?:\w+ )?(?:operation|surgery|op))\b",
+    r"put (?:you )?through (?:an? |the |this |that )?(?:\w+ )?(?:operation|surgery|op)|"
+    r"not (?:to )?(?:do|have|get) (?:one|it|that|this)(?: done)?)\b",
     _I,
 )
 _NEGATED = re.compile(
-    r"\b(?:not|n't|never|no|against|rather not|nor|instead of|rather than|over)\s+(?:\w+\s+){0,3}$",
+    r"(?:\bnot|n't|\bnever|\bno|\bagainst|\brather not|\bnor|\binstead of|\brather than|\bover)\s+"
+    r"(?:\w+\s+){0,3}$",
     _I,
 )
-_REJECTED = re.compile(r"\b(?:rather than|instead of|in place of|over|not)\s+(?:\w+\s+){0,3}$", _I)
+_REJECTED = re.compile(r"\b(?:rather than|instead of|in place of|over)\s+(?:\w+\s+){0,3}$", _I)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|once|when|unless|should|until)\s+(?:it|the (?:aneurysm|tumou?r|swelling|bulge|"
     r"lung|scan|collapse)|they|things|you (?:ever )?(?:have|get|had) (?:a|another))\b"
@@ -128,7 +135,7 @@ def _negated(text: str, start: int) -> bool:
 
 
 _AVOIDING = re.compile(
-    r"\b(?:skip|avoid|steer clear of|not bother with|hold off|not rush into|put you through)\w*", _I
+    r"\b(?:skip|avoid|steer clear of|not bother with|hold off|not rush into)\w*", _I
 )
 _AFTERCARE = re.compile(
     r"\b(?:afterwards|after (?:the|your|that|this) (?:operation|surgery|op|repair|procedure)|"
@@ -149,10 +156,8 @@ _CONDITIONAL_AFTER = re.compile(
 def _frame_negated(sentence: str, frame: re.Match[str]) -> bool:
     phrase = frame.group(0).lower()
     before = sentence[max(0, frame.start() - 25) : frame.start()].lower()
-    after = sentence[frame.end() : frame.end() + 6].lower()
     negated = bool(
         re.search(r"\bnot\b|n't\b|\bnever\b", phrase)
-        or re.match(r"\s+not\b", after)
         or re.search(r"(?:\bnot|n't|\bnever)(?:\s+\w+){0,2}\s*$", before)
     )
     return negated != bool(_AVOIDING.search(phrase))
@@ -167,18 +172,21 @@ def _object_stance(clause: str, frame_start: int, frame_end: int) -> Stance:
     )
     for pattern, stance in objects:
         for match in pattern.finditer(clause):
+            if match.start() < frame_end and match.end() > frame_start:
+                continue  # inside the frame ("I would not operate"): the frame reads it
             if _REJECTED.search(clause[max(0, match.start() - 30) : match.start()]):
                 continue
             # an operation word inside a non-operative phrase belongs to that phrase
             if stance == "for" and any(
-                m.start() <= match.start() < m.end() for m in _NON_OPERATIVE.finditer(clause)
+                m.start() <= match.start() < m.end() and not m.start() < frame_end
+                for m in _NON_OPERATIVE.finditer(clause)
             ):
                 continue
             value: Stance = stance
-            if _negated(clause, match.start()) and stance == "for":
-                value = "against"
-            elif _negated(clause, match.start()) and stance == "against":
-                value = "for"
+            # negation between the frame and the object (the frame's own is read apart)
+            start = frame_end if frame_end <= match.start() else 0
+            if _negated(clause[start : match.start()], match.start() - start):
+                value = "against" if stance == "for" else "for"
             after = match.start() >= frame_end
             distance = match.start() - frame_end if after else frame_start - match.end()
             found.append((max(distance, 0) + (0 if match.start() >= frame_start else 15), value))
@@ -197,7 +205,7 @@ def _clause_around(sentence: str, start: int, end: int) -> tuple[str, int, int]:
 
 def sentence_stance(sentence: str) -> tuple[Stance, bool]:
     """The advice a sentence gives and whether it is the doctor's own (not a guideline's)."""
-    text = sentence.strip()
+    text = QUOTED.sub(" ", sentence).strip()  # the patient's words quoted back are not advice
     if not text or (text.endswith("?") and _QUESTION_START.search(text)):
         return "neutral", False
     for own, frames in ((True, _OWN_FRAME), (False, _GUIDELINE_FRAME)):
