@@ -41,6 +41,7 @@ from gaa._scoring import (
 from gaa._templates import render
 from gaa.dialogue import DialogueStats, stored
 from gaa.evidence import DialogueEvidence
+from gaa.evidence.rules import safety_rules
 from gaa.models import (
     CriterionVerdict,
     DialogueSession,
@@ -69,6 +70,7 @@ OPTIONS = {
     "not_relevant": "the criterion cannot apply to this consultation",
 }
 SUMMARY_MAX_TOKENS = 800
+NOT_JUDGED = "not judged: the rules judge has no rule for this criterion (left out of its group)"
 
 
 class Judgement(BaseModel):
@@ -112,7 +114,12 @@ def quote_transcript(session: DialogueSession) -> str:
 
 def findings(evidence: DialogueEvidence) -> str:
     claims = evidence.claims
-    flags = [f'{flag.rule} ({flag.severity}): "{_defuse(flag.quote)}"' for flag in evidence.flags]
+    advisory = {rule.id for rule in safety_rules() if not rule.binding}
+    flags = [
+        f"{flag.rule} ({flag.severity}, {'advisory' if flag.rule in advisory else 'binding'})"
+        f': "{_defuse(flag.quote)}"'
+        for flag in evidence.flags
+    ]
     counts = {
         v: sum(c.verdict == v for c in claims)
         for v in ("supported", "contradicted", "unverifiable")
@@ -375,7 +382,8 @@ def dialogue_judge(
                     criterion=cid,
                     group=cid.split(".")[0],
                     verdict=v,
-                    evidence=judgement.evidence.get(cid, ""),
+                    evidence=judgement.evidence.get(cid, "")
+                    or (NOT_JUDGED if cid in judgement.unjudged else ""),
                 )
                 for cid, v in judgement.verdicts.items()
             ],

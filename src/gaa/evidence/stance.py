@@ -87,7 +87,8 @@ _NON_OPERATIVE = re.compile(
     r"(?:regular|yearly|annual|repeat|surveillance|follow-up|ultrasound|ct) scans?|"
     r"scans? (?:every|each|once|twice|"
     r"regularly)|(?:with|by) (?:an? )?(?:regular |yearly |annual )?(?:scans?|ultrasounds?)|"
-    r"wait(?:ing)? and see|wait(?:ing)? (?:a (?:while|bit|year|few)|for now|"
+    r"(?:scan|check|monitor)(?:ning|ing)? (?:it|this|that)|wait(?:ing)? and see|"
+    r"wait(?:ing)? (?:a (?:while|bit|year|few)|for now|"
     r"it out|"
     r"before)|hold(?:ing)? off|leav(?:e|ing) (?:it|things|well)|"
     r"radiotherapy|radiation|SBRT|SABR|stereotactic|talc|chemical pleurodesis|conservative|"
@@ -126,7 +127,11 @@ _REPORTED = re.compile(
 _QUESTION_START = re.compile(
     r"^\s*(?:would|do|did|have|has|is|are|what|how|shall|should|can|could|which|why)\b", _I
 )
-_CLAUSE_END = re.compile(r"[;]|\.\s|\bbut\b|\bhowever\b|\bthough\b|\bwhereas\b", _I)
+_CLAUSE_END = re.compile(
+    r"[;]|\.\s|\bbut\b|\bhowever\b|\bthough\b|\bwhereas\b|,\s*(?:and\s+)?(?:if|unless|once)\b|"
+    r"\band (?:if|once|when)\b",
+    _I,
+)
 _WINDOW = 110
 
 
