@@ -31,6 +31,7 @@ _WORD_NUMBERS = {
     "eighty": 80, "ninety": 90, "a hundred": 100, "one hundred": 100, "hundred": 100,
     "a thousand": 1000, "one thousand": 1000, "thousand": 1000,
     "ten thousand": 10000, "a million": 1000000, "zero": 0, "nil": 0,
+    "a centimetre": 1, "a centimeter": 1, "a millimetre": 1, "a millimeter": 1,
 }  # fmt: skip
 _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _UNITS_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -68,7 +69,7 @@ _PEOPLE = (
 )
 _FREQUENCY = re.compile(
     _RANGE
-    + r"\s+(?:" + _PEOPLE + r"\s+)?(?:in|out of)\s+(?:every\s+|each\s+|a\s+)?"
+    + r"\s+(?:" + _PEOPLE + r"\s+)?(?:in|out of|from)\s+(?:every\s+|each\s+|a\s+)?"
     + _NUM
     + r"(?:\s+" + _PEOPLE + r")?"
     + r"(?!\s*(?:%|percent|per cent|cm|mm|centimet|millimet|days?|weeks?|months?|years?|hours?))"

@@ -165,7 +165,7 @@ def _same_family(fact: KnowledgeFact, claim: Claim) -> bool:
 
 
 def _comparable_units(claimed: str, known: str | None) -> bool:
-    """Figures in far-apart units (hours against days, months against years) measure
+    """Figures in far-apart units (hours against days, years against months) measure
     different things: such a pair can support but never contradict."""
     if claimed == known or known is None:
         return True
@@ -233,7 +233,9 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
     cut = sentence.find(clause)
     if _HYPOTHETICAL.search(sentence[: cut + len(clause)] if cut >= 0 else clause) or borrowed:
         decisive = False
-    if "threshold" in quantities and any(f.about != "threshold" for f in candidates):
+    if "threshold" in quantities | quantities_in(sentence) and any(
+        f.about != "threshold" for f in candidates
+    ):
         decisive = False  # "repair once it grows more than 1 cm in a year" names a trigger
     if decisive and not all(_comparable_units(claim.unit, f.unit) for f in candidates):
         decisive = False  # "2 to 4 hours" is not a hospital stay in days

@@ -19,7 +19,7 @@ from gaa.errors import GAAError
 Severity = Literal["critical", "major"]
 _NEGATION = re.compile(
     r"\b(?:not|no|never|don't|doesn't|didn't|won't|can't|cannot|isn't|aren't|wouldn't|shouldn't|"
-    r"nobody|nothing|none|without|hardly|wish|shan't|mustn't|needn't|nor|pretend)\b"
+    r"nobody|nothing|none|hardly|wish|shan't|mustn't|needn't|nor|pretend)\b"
 )
 CONDITIONAL = re.compile(r"\b(?:if|when|once|unless|should it|after|afterwards|later)\b")
 SENTENCE_BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
@@ -41,7 +41,7 @@ QUOTED = re.compile(
 )
 """A pattern starting with this regex comment holds its own negation ("you don't need a second
 opinion") and is not skipped after a negation word."""
-_CLAUSE_BREAK = re.compile(r"[.!?;,](?=\s|$)|\n|\bbut\b")
+_CLAUSE_BREAK = re.compile(r"[.!?;,:](?=\s|$)|\n|\bbut\b|\s[\u2014\u2013-]\s")
 
 
 _TYPOGRAPHY = str.maketrans("\u2019\u2018\u201c\u201d", "''\"\"")
