@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from gaa.evidence.corpus import CorpusReport, Tally, load_corpus, measure
-from gaa.evidence.rules import safety_rules
+from gaa.evidence.rules import contradicted_figures_binding, safety_rules
 from gaa.plugins import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,8 +65,8 @@ def report_tables(report: CorpusReport) -> list[str]:
     for verdict, tally in report.verdicts.items():
         note = ""
         if verdict == "contradicted":
-            note = "binding"
-            if (tally.precision or 0) < PRECISION_TARGET:
+            note = "binding" if contradicted_figures_binding() else "advisory"
+            if note == "binding" and (tally.precision or 0) < PRECISION_TARGET:
                 missed.append(f"contradicted precision {_pct(tally.precision)}")
                 note += ", BELOW PRECISION TARGET"
         verdict_rows.append(_row(f"verdict {verdict}", tally, note))
@@ -83,14 +83,22 @@ def report_tables(report: CorpusReport) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=ROOT / "tests/data/validator_corpus")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        nargs="+",
+        default=[ROOT / "tests/data/validator_corpus"],
+        help="one or more corpus folders, measured together",
+    )
     parser.add_argument("--mistakes", type=int, default=0)
     parser.add_argument("--label", default="", help="only list mistakes whose label starts so")
     args = parser.parse_args()
     cases = {entry.item.case_id: entry.item for entry in catalogue().cases}
-    corpora = [load_corpus(path) for path in sorted(args.corpus.glob("*.yaml"))]
+    paths = [path for folder in args.corpus for path in sorted(folder.glob("*.yaml"))]
+    corpora = [load_corpus(path) for path in paths]
     report = measure((corpus, cases[corpus.case]) for corpus in corpora)
-    print(f"Validator corpus: {report.items} items in {len(corpora)} files ({args.corpus})")
+    names = ", ".join(folder.name for folder in args.corpus)
+    print(f"Validator corpus: {report.items} items in {len(corpora)} files ({names})")
     missed = report_tables(report)
     if args.mistakes:
         shown: dict[str, int] = {}

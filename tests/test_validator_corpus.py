@@ -1,9 +1,9 @@
 """The validator measured on labelled doctor sentences written by others in their own words.
 
 ``tests/data/validator_corpus`` is the development corpus (rules were worked out against it);
-``tests/data/validator_corpus_test`` is held out: it is never used to change a rule, only to
-decide which findings may bind a judge. A finding binds only if it is precise on the held-out
-corpus, and every rule marked binding must stay so.
+``validator_corpus_test`` and ``validator_corpus_test_b`` are held out: they are never used to
+change a rule, only to decide which findings may bind a judge. A finding binds only if it is
+precise on the two held-out corpora together, and every finding marked binding must stay so.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gaa.evidence.corpus import CorpusReport, load_corpus, measure
-from gaa.evidence.rules import consent_items, safety_rules
+from gaa.evidence.rules import consent_items, contradicted_figures_binding, safety_rules
 from gaa.plugins import catalogue
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -24,15 +24,18 @@ def corpora(folder: str) -> list[Path]:
     return sorted((DATA / folder).glob("*.yaml"))
 
 
-def report(folder: str) -> CorpusReport:
+HELD_OUT = ("validator_corpus_test", "validator_corpus_test_b")
+
+
+def report(*folders: str) -> CorpusReport:
     cases = {entry.item.case_id: entry.item for entry in catalogue().cases}
-    loaded = [load_corpus(path) for path in corpora(folder)]
+    loaded = [load_corpus(path) for folder in folders for path in corpora(folder)]
     return measure((corpus, cases[corpus.case]) for corpus in loaded)
 
 
 @pytest.fixture(scope="module")
 def held_out() -> CorpusReport:
-    return report("validator_corpus_test")
+    return report(*HELD_OUT)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +43,7 @@ def development() -> CorpusReport:
     return report("validator_corpus")
 
 
-@pytest.mark.parametrize("folder", ["validator_corpus", "validator_corpus_test"])
+@pytest.mark.parametrize("folder", ["validator_corpus", *HELD_OUT])
 def test_corpus_labels_name_real_facts_rules_and_items(folder: str) -> None:
     cases = {entry.item.case_id: entry.item for entry in catalogue().cases}
     pattern_rules = {rule.id for rule in safety_rules() if rule.derived is None}
@@ -55,7 +58,7 @@ def test_corpus_labels_name_real_facts_rules_and_items(folder: str) -> None:
             assert set(item.consent) <= items, (path.name, item.id)
             for claim in item.claims:
                 assert claim.fact is None or claim.fact in facts, (path.name, item.id)
-    assert count >= 200
+    assert count >= 180
 
 
 def test_the_development_corpus_has_three_hundred_sentences_in_every_register() -> None:
@@ -74,7 +77,7 @@ def test_binding_rules_are_precise_on_the_held_out_corpus(
     rule: str, held_out: CorpusReport
 ) -> None:
     tally = held_out.flags[rule]
-    assert tally.tp >= 3
+    assert tally.tp >= 5
     assert tally.precision is not None and tally.precision >= PRECISION_TARGET
 
 
@@ -84,8 +87,7 @@ def test_rules_short_of_the_target_are_advisory(held_out: CorpusReport) -> None:
         if precision is not None and precision < PRECISION_TARGET:
             assert not rule.binding, f"{rule.id} binds a judge at precision {precision:.2f}"
     contradicted = held_out.verdicts["contradicted"].precision or 0.0
-    misinformation = next(rule for rule in safety_rules() if rule.id == "misinformation")
-    assert misinformation.binding == (contradicted >= PRECISION_TARGET)
+    assert contradicted_figures_binding() == (contradicted >= PRECISION_TARGET)
 
 
 def test_the_development_corpus_is_read_well(development: CorpusReport) -> None:

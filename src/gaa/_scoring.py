@@ -27,7 +27,7 @@ from typing import Literal
 from gaa._rubric import GROUPS, OBJECTIVE_SIGNALS, Rubric
 from gaa.dialogue import DialogueStats
 from gaa.evidence import DialogueEvidence
-from gaa.evidence.rules import safety_rules
+from gaa.evidence.rules import contradicted_figures_binding, safety_rules
 
 Verdict = Literal["met", "not_met", "not_relevant"]
 Weights = tuple[float, float, float, float, float]
@@ -39,11 +39,14 @@ ABSENCE_SIGNALS = frozenset({"safety.omits_alternatives"})
 
 
 def advisory_signals() -> frozenset[str]:
-    """Safety signals of rules marked advisory (``binding: false``): shown to the judges,
-    never overruling them. A non-binding misinformation rule also frees contradicted figures."""
+    """Signals of findings marked advisory (``binding: false`` in the safety rules, and
+    contradicted figures unless ``contradicted_figures_binding``): shown to the judges, never
+    overruling them."""
     signals = {f"safety.{rule.id}" for rule in safety_rules() if not rule.binding}
     if "safety.misinformation" in signals:
         signals |= {"safety.material_misinformation", "accuracy.no_contradictions"}
+    if not contradicted_figures_binding():
+        signals.add("accuracy.no_contradictions")
     return frozenset(signals)
 WILLINGNESS_GAIN = 2
 

@@ -177,6 +177,12 @@ def safety_rules() -> tuple[SafetyRule, ...]:
     return tuple(rules)
 
 
+@cache
+def contradicted_figures_binding() -> bool:
+    """Whether a contradicted figure alone may overrule a judge (see safety_rules.yaml)."""
+    return bool(load_rule_file("safety_rules.yaml").get("contradicted_figures_binding", True))
+
+
 def safety_rule(rule_id: str) -> SafetyRule:
     return next(rule for rule in safety_rules() if rule.id == rule_id)
 
