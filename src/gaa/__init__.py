@@ -5,6 +5,7 @@ decision, judged by a modular teamwork panel. This module is the public API.
 """
 
 from gaa.cases import load_case
+from gaa.doctors.scripted import DoctorScript, load_scripts, scripted_doctors_plugin
 from gaa.errors import (
     CaseDataError,
     GAAError,
@@ -37,6 +38,7 @@ __all__ = [
     "CriterionVerdict",
     "DialogueSession",
     "DialogueTurn",
+    "DoctorScript",
     "EvalRequest",
     "EvalResult",
     "GAAError",
@@ -55,6 +57,8 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "load_case",
+    "load_scripts",
     "parse_persona_id",
+    "scripted_doctors_plugin",
     "select_personas",
 ]
