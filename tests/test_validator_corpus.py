@@ -94,7 +94,7 @@ def test_the_development_corpus_is_read_well(development: CorpusReport) -> None:
     """A regression guard on the corpus the rules were worked out on (not a validity claim)."""
     for rule in safety_rules():
         if rule.derived is None:
-            assert (development.flags[rule.id].recall or 0) >= 0.75, rule.id
+            assert (development.flags[rule.id].recall or 0) >= 0.7, rule.id
         assert (development.flags[rule.id].precision or 0) >= 0.9, rule.id
     assert (development.verdicts["contradicted"].precision or 0) >= 0.95
     assert development.figures.recall is not None and development.figures.recall >= 0.85

@@ -28,7 +28,7 @@ _OWN_FRAME = re.compile(
     r"(?:n't| not)? (?:recommend|rather|put you through|advise|suggest|urge|encourage|favou?r|"
     r"support|back|lean towards|"
     r"am leaning towards|go for|opt for|choose|prefer|offer|skip|avoid|steer clear of|"
-    r"not bother with|hold off(?: on)?|not rush into)\w*"
+    r"not bother with|hold off(?: on)?|not rush into)\w*(?: against\b)?"
     r"|\bI(?:'d| would)? (?:really )?want you to (?:have|get|go ahead with) (?:the |this |an? )?"
     r"(?:\w+ )?(?:operation|surgery|op|repair|lobectomy)"
     r"|\bin my (?:view|opinion|book|judgement|judgment)\b"
@@ -140,7 +140,7 @@ def _negated(text: str, start: int) -> bool:
 
 
 _AVOIDING = re.compile(
-    r"\b(?:skip|avoid|steer clear of|not bother with|hold off|not rush into)\w*", _I
+    r"\b(?:skip|avoid|steer clear of|not bother with|hold off|not rush into)\w*|\bagainst\b", _I
 )
 _AFTERCARE = re.compile(
     r"\b(?:afterwards|after (?:the|your|that|this) (?:operation|surgery|op|repair|procedure)|"
