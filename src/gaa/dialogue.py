@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
 from gaa._roles import role_model, structured_for
+from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY
 from gaa.evidence import DialogueEvidence, validate_turn
@@ -77,6 +78,8 @@ class DialogueStats(BaseModel):
     """Patient turns without the status line whose status came from the follow-up request."""
     constructor_fallback: str | None = None
     sanitized: list[str] = Field(default_factory=list)
+    doctor_truncations: int = 0
+    """Doctor replies cut to the reply size limit."""
     initial_willingness: int | None = None
     final_willingness: int | None = None
     final_decision: str = "UNDECIDED"
@@ -89,6 +92,7 @@ class DialogueStats(BaseModel):
             used.append("patient_constructor_template")
         used += ["patient_neutral_line"] * self.patient_fallbacks
         used += ["patient_status_follow_up"] * self.status_follow_ups
+        used += ["doctor_reply_truncated"] * self.doctor_truncations
         return used
 
 
@@ -128,7 +132,14 @@ async def _ask_doctor(
             continue
         new = state.messages[len(messages) :]
         replies = [m for m in new if isinstance(m, ChatMessageAssistant)]
-        text = replies[-1].text.strip() if replies else ""
+        raw, cut = bounded(replies[-1].text if replies else "", 2 * MAX_REPLY_CHARS)
+        text, cut_again = bounded(clean_text(raw))
+        if cut or cut_again:
+            stats.doctor_truncations += 1
+            transcript().info(
+                f"Doctor {name}'s reply in round {round_} was cut to {MAX_REPLY_CHARS} characters",
+                source="dialogue",
+            )
         if text:
             return text
         if reasked:

@@ -103,12 +103,20 @@ def _defuse(text: str) -> str:
     return _TAG.sub(lambda match: match.group(0).replace("<", "< "), text)
 
 
+_SPEAKER_LABEL = re.compile(
+    r"\b(PATIENT|DOCTOR|SYSTEM|ASSISTANT|USER|JUDGE|EVALUATOR)\s*:", re.IGNORECASE
+)
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
+
+
 def quote_transcript(session: DialogueSession) -> str:
+    """One line a turn: line breaks of every form inside a turn are indented continuations,
+    and speaker labels inside a turn are neutralised, so no turn can forge another."""
     lines = []
     for turn in session.turns:
         speaker = "DOCTOR" if turn.speaker == "doctor" else "PATIENT"
-        text = _defuse(turn.message)
-        lines.append(f"{speaker}: " + text.replace("\n", "\n    "))
+        text = _SPEAKER_LABEL.sub(lambda m: f"({m.group(1).lower()})", _defuse(turn.message))
+        lines.append(f"{speaker}: " + _LINE_BREAKS.sub("\n    ", text))
     return "\n".join(lines)
 
 

@@ -54,12 +54,17 @@ STATUS_SCHEMA = {
 NEUTRAL_LINE = "Sorry, I need a moment to take in what you have said. Could you go over it again?"
 
 _STATUS = re.compile(
-    r"[\[(`*_>#\s-]*\bDECISION\b[*_`\s]*[:=\-]?[*_`\s]*"
-    r"(ACCEPT(?:ED)?|REFUSE[D]?|UNDECIDED)\b[^\n]*",
+    r"[\[(`*_>#\s-]{0,8}\bDECISION\b[*_`\s]{0,8}[:=\-]?[*_`\s]{0,8}"
+    r"(ACCEPT(?:ED)?|REFUSE[D]?|UNDECIDED)\b[^\n]{0,200}",
     re.IGNORECASE,
 )
-_WILLINGNESS = re.compile(r"\bWILLINGNESS\b[*_`\s]*[:=]?[*_`\s]*(\d{1,2})\b", re.IGNORECASE)
-_WILLINGNESS_LINE = re.compile(r"^[\s*_`\[(-]*WILLINGNESS\b[^\n]*$", re.IGNORECASE | re.MULTILINE)
+_WILLINGNESS = re.compile(
+    r"\bWILLINGNESS\b[*_`\s]{0,8}[:=]?[*_`\s]{0,8}(\d{1,2})\b", re.IGNORECASE
+)
+_WILLINGNESS_LINE = re.compile(
+    r"^[ \t*_`\[(-]{0,8}WILLINGNESS\b[^\n]{0,200}$", re.IGNORECASE | re.MULTILINE
+)
+"""Bounded repetitions: a long run of dashes or spaces cannot make these patterns quadratic."""
 _MARKER_TOKEN = re.compile(r"\[(?:ACCEPT|REFUSE|UNDECIDED)\]", re.IGNORECASE)
 WITHHELD = "(The doctor's message was withheld: it contained only instructions aimed at you.)"
 

@@ -1,0 +1,64 @@
+"""One normal form for text from outside (doctor replies): what is checked is what is sent.
+
+:func:`clean_text` applies, in order: Unicode NFKC (full-width and other compatibility forms
+become plain letters), every line-break form to a space, removal of zero-width, format and
+control characters, folding of the Cyrillic and Greek letters that look like Latin ones (the
+benchmark's dialogue is English), and collapsing whitespace runs to one space. A phrase split
+by tabs, double spaces, line breaks or invisible characters ("ignore\u200b previous", "DECISION:
+\u0410CCEPT") is therefore the phrase every rule looks for, and the patient and the judge read
+exactly the text the validator checked. Replies are also bounded in size.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_REPLY_CHARS = 20_000
+"""Longer doctor replies are cut here (and the cut is recorded): no real turn is this long, and
+unbounded text would make every later check slower."""
+
+_CONFUSABLES = str.maketrans(
+    {
+        # Cyrillic
+        "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c",
+        "\u0443": "y", "\u0445": "x", "\u0456": "i", "\u0458": "j", "\u0455": "s",
+        "\u0501": "d", "\u04bb": "h", "\u043a": "k", "\u0410": "A", "\u0412": "B",
+        "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H", "\u041e": "O",
+        "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u0423": "Y",
+        "\u0406": "I", "\u0408": "J", "\u0405": "S", "\u0417": "3",
+        # Greek
+        "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H",
+        "\u0399": "I", "\u039a": "K", "\u039c": "M", "\u039d": "N", "\u039f": "O",
+        "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X", "\u03bf": "o",
+        "\u03b9": "i", "\u03ba": "k", "\u03bd": "v", "\u03c1": "p", "\u03c4": "t",
+        "\u03c5": "u", "\u03c7": "x", "\u03b1": "a",
+        # Latin look-alikes outside ASCII that NFKC keeps
+        "\u0131": "i", "\u0261": "g", "\u01c3": "!",
+    }
+)
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _visible(char: str) -> bool:
+    """False for zero-width, format (Cf) and control (Cc) characters; spaces stay."""
+    if char in " \t":
+        return True
+    return unicodedata.category(char) not in ("Cf", "Cc", "Cs", "Co", "Cn")
+
+
+def clean_text(text: str) -> str:
+    """The normal form described in the module docstring (without the size bound)."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _LINE_BREAKS.sub(" ", text)
+    text = "".join(char for char in text if _visible(char))
+    text = text.translate(_CONFUSABLES)
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def bounded(text: str, limit: int = MAX_REPLY_CHARS) -> tuple[str, bool]:
+    """``text`` cut to ``limit`` characters, and whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    return text[:limit], True
