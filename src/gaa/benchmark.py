@@ -8,7 +8,14 @@ import math
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from gaa._args import split_list
+from gaa._args import (
+    ArgumentError,
+    parse_bool,
+    parse_float,
+    parse_int,
+    parse_optional_bool,
+    split_list,
+)
 from gaa._scoring import DEFAULT_WEIGHTS, Weights, full_weights
 from gaa.dialogue import DEFAULT_MAX_ROUNDS, DEFAULT_RETRY_WAIT, PATIENTS, dialogue_solver
 from gaa.errors import GAAError
@@ -19,6 +26,10 @@ from gaa.plugins import catalogue
 from gaa.teamwork import TeamworkConfig
 
 FAIL_ON_ERROR = 0.2
+"""The run fails when 20% or more of its samples fail (Inspect's comparison is inclusive)."""
+MAX_ROUNDS_LIMIT = 20
+"""More rounds than this is not a consultation (and costs minutes and memory a persona)."""
+MAX_RETRY_WAIT = 60.0
 """A failing persona does not stop the run; more than 20% failing (a systematic fault) does."""
 
 
@@ -87,8 +98,22 @@ def medical_dialogue(
         raise BenchmarkConfigError(f"patient must be one of {', '.join(PATIENTS)}, not {patient!r}")
     if judge not in JUDGES:
         raise BenchmarkConfigError(f"judge must be one of {', '.join(JUDGES)}, not {judge!r}")
-    if int(max_rounds) < 1:
-        raise BenchmarkConfigError(f"max_rounds must be at least 1, not {max_rounds}")
+    try:
+        rounds = parse_int("max_rounds", max_rounds, 1, MAX_ROUNDS_LIMIT)
+        retry_wait = parse_float("doctor_retry_wait", doctor_retry_wait, 0.0, MAX_RETRY_WAIT)
+        flags = {
+            name: parse_bool(name, value)
+            for name, value in (
+                ("reveal_persona", reveal_persona),
+                ("safety_gate", safety_gate),
+                ("counterfactuals", counterfactuals),
+                ("compose_patient", compose_patient),
+                ("status_follow_up", status_follow_up),
+            )
+        }
+        structured = parse_optional_bool("structured_output", structured_output)
+    except ArgumentError as exc:
+        raise BenchmarkConfigError(str(exc)) from None
     if judge == "panel":
         TeamworkConfig.parse(teamwork)
     weight_values = parse_weights(weights) if weights else DEFAULT_WEIGHTS
@@ -97,20 +122,20 @@ def medical_dialogue(
         solver=dialogue_solver(
             doctor=entry.full_name,
             patient=patient,
-            max_rounds=int(max_rounds),
-            reveal_persona=bool(reveal_persona),
-            doctor_retry_wait=float(doctor_retry_wait),
-            compose_patient=bool(compose_patient),
-            status_follow_up=bool(status_follow_up),
-            structured_output=structured_output,
+            max_rounds=rounds,
+            reveal_persona=flags["reveal_persona"],
+            doctor_retry_wait=retry_wait,
+            compose_patient=flags["compose_patient"],
+            status_follow_up=flags["status_follow_up"],
+            structured_output=structured,
         ),
         scorer=dialogue_judge(
             judge=judge,
             teamwork=teamwork,
-            safety_gate=bool(safety_gate),
+            safety_gate=flags["safety_gate"],
             weights=weight_values,
-            counterfactuals=bool(counterfactuals),
-            structured_output=structured_output,
+            counterfactuals=flags["counterfactuals"],
+            structured_output=structured,
         ),
         fail_on_error=FAIL_ON_ERROR,
         metadata={
@@ -118,6 +143,6 @@ def medical_dialogue(
             "patient": patient,
             "judge": judge,
             "teamwork": teamwork if judge == "panel" else None,
-            "max_rounds": int(max_rounds),
+            "max_rounds": rounds,
         },
     )

@@ -111,6 +111,16 @@ def parse_persona_id(persona_id: str, registry: Catalogue | None = None) -> Pati
     return make_persona(mbti, gender, entry.item)
 
 
+def _any_fields(item: str) -> str:
+    """``all`` or ``any`` as a whole field of an id is a wildcard: ``all_F_LUNG`` is ``*_F_LUNG``
+    (on the command line a leading ``*`` is YAML's alias sign, so ``-T personas=*_F_LUNG``
+    cannot be passed unquoted)."""
+    parts = item.split("_")
+    if len(parts) < 2:
+        return item
+    return "_".join("*" if part.lower() in ("all", "any") else part for part in parts)
+
+
 def select_personas(
     selection: str | Iterable[str] | None = ALL,
     cases: str | Iterable[str] | None = None,
@@ -121,7 +131,7 @@ def select_personas(
     items = split_selection(selection) or [ALL]
     universe = all_personas(resolve_cases(cases, registry))
     selected: dict[str, PatientPersona] = {}
-    for item in items:
+    for item in map(_any_fields, items):
         if item.lower() == ALL:
             matches = universe
         elif _GLOB_CHARS & set(item):
