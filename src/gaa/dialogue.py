@@ -114,6 +114,13 @@ async def _ask_doctor(
         try:
             with anyio.fail_after(timeout):
                 state = await doctor(AgentState(messages=list(messages)))
+            if not isinstance(state, AgentState):
+                raise TypeError(
+                    f"the doctor agent returned {type(state).__name__}, not an AgentState"
+                )
+            new = state.messages[len(messages) :]
+            replies = [m for m in new if isinstance(m, ChatMessageAssistant)]
+            reply_text = replies[-1].text if replies else ""
         except Exception as exc:
             if ends_sample(exc):
                 raise
@@ -130,9 +137,7 @@ async def _ask_doctor(
             transcript().info(f"Doctor {name} failed ({error}); retrying", source="dialogue")
             await anyio.sleep(retry_wait * 2 ** (attempt - 1))
             continue
-        new = state.messages[len(messages) :]
-        replies = [m for m in new if isinstance(m, ChatMessageAssistant)]
-        raw, cut = bounded(replies[-1].text if replies else "", 2 * MAX_REPLY_CHARS)
+        raw, cut = bounded(reply_text, 2 * MAX_REPLY_CHARS)
         text, cut_again = bounded(clean_text(raw))
         if cut or cut_again:
             stats.doctor_truncations += 1
@@ -259,15 +264,19 @@ def dialogue_solver(
         stats.initial_willingness = willingness
         for round_ in range(1, max_rounds + 1):
             async with span(f"round {round_}"):
-                text = await _ask_doctor(
-                    agent,
-                    view,
-                    stats,
-                    name=entry.full_name,
-                    round_=round_,
-                    retry_wait=doctor_retry_wait,
-                    timeout=doctor_timeout,
-                )
+                try:
+                    text = await _ask_doctor(
+                        agent,
+                        view,
+                        stats,
+                        name=entry.full_name,
+                        round_=round_,
+                        retry_wait=doctor_retry_wait,
+                        timeout=doctor_timeout,
+                    )
+                except DoctorFailure:
+                    save()  # the store says why the sample failed
+                    raise
                 validation = validate_turn(text, case)
                 evidence.add(validation)
                 clean, removed = sanitize_doctor_text(text)

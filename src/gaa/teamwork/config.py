@@ -183,7 +183,7 @@ def _agents(value: int | str | None) -> int | None:
         return None
     try:
         count = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise TeamworkConfigError(
             f"n_agents must be 'auto' or {MIN_AGENTS}-{MAX_AGENTS}, not {value!r}"
         ) from None
@@ -197,7 +197,7 @@ def _agents(value: int | str | None) -> int | None:
 def _turns(value: int | str) -> int:
     try:
         turns = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise TeamworkConfigError(
             f"n_turns must be a whole number 1-{MAX_TURNS}, not {value!r}"
         ) from None

@@ -53,8 +53,8 @@ def _agent_count(value: Any) -> int:
         raise ReplyError("expected a whole number")
     try:
         count = int(value)
-    except (TypeError, ValueError):
-        raise ReplyError(f"expected a whole number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ReplyError(f"expected a whole number, got {str(value)[:40]!r}") from None
     if not MIN_AGENTS <= count <= MAX_AGENTS:
         raise ReplyError(f"the team has {MIN_AGENTS} to {MAX_AGENTS} members, not {count}")
     return count

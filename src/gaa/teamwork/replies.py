@@ -7,6 +7,7 @@ cannot be read raises :class:`ReplyError` with a reason the repair request quote
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from itertools import permutations
@@ -42,24 +43,34 @@ class MemberReply:
     facts: list[str] = field(default_factory=list)
 
 
+MAX_JSON_CHARS = 100_000
+MAX_JSON_STARTS = 50
+_UNREADABLE = (ValueError, RecursionError, OverflowError, MemoryError)
+"""What decoding hostile JSON can raise: malformed, nested too deep, numbers too large."""
+
+
 def extract_json(text: str) -> dict[str, Any]:
-    """The first JSON object in ``text``: in a fenced block, or starting at any ``{``."""
+    """The first JSON object in ``text``: in a fenced block, or starting at one of the first
+    ``{``. Bounded (the first :data:`MAX_JSON_CHARS` characters, :data:`MAX_JSON_STARTS`
+    starts), and anything that cannot be decoded, however it fails, is a :class:`ReplyError`."""
+    text = text[:MAX_JSON_CHARS]
     for fenced in _FENCE.finditer(text):
         try:
             data = json.loads(fenced.group(1))
-        except json.JSONDecodeError:
+        except _UNREADABLE:
             continue
         if isinstance(data, dict):
             return data
     decoder = json.JSONDecoder()
-    for start in (i for i, char in enumerate(text) if char == "{"):
+    starts = (i for i, char in enumerate(text) if char == "{")
+    for _, start in zip(range(MAX_JSON_STARTS), starts, strict=False):
         try:
             data, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except _UNREADABLE:
             continue
         if isinstance(data, dict):
             return data
-    raise ReplyError("the reply contains no JSON object")
+    raise ReplyError("the reply contains no JSON object that can be read")
 
 
 _SYNONYMS = {
@@ -100,7 +111,9 @@ def parse_confidence(value: Any) -> float | None:
         value = value.strip().rstrip("%")
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not math.isfinite(number):
         return None
     if 1.0 < number <= 100.0:
         number /= 100.0

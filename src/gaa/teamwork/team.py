@@ -214,7 +214,7 @@ class Team:
             )
             try:
                 value = parse(output.completion)
-            except (ReplyError, ValueError) as exc:
+            except (ReplyError, ValueError, TypeError, RecursionError, OverflowError) as exc:
                 problem = str(exc)
                 self.ledger.add(record.model_copy(update={"ok": False}))
                 messages = [
@@ -341,7 +341,7 @@ class Team:
                     continue
                 try:
                     results[task.key] = task.parse(data[task.key])
-                except (ReplyError, ValueError, TypeError) as exc:
+                except (ReplyError, ValueError, TypeError, OverflowError, RecursionError) as exc:
                     problems.append(f'"{task.key}" is unusable: {exc}')
             if problems:
                 raise ReplyError("; ".join(problems))
