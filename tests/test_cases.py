@@ -87,3 +87,17 @@ def test_not_yaml_or_not_a_mapping(tmp_path: Path) -> None:
         load_case(tmp_path / "b.yaml")
     with pytest.raises(CaseDataError, match="does not exist"):
         load_case(tmp_path / "nope.yaml")
+
+
+def test_a_binary_case_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "binary.yaml"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x80")
+    with pytest.raises(CaseDataError, match=r"binary\.yaml cannot be read as UTF-8"):
+        load_case(path)
+
+
+@pytest.mark.parametrize("brief", ["Patient: {gender:d}.", "Age {age!x}.", "{age:%Y}"])
+def test_a_brief_that_cannot_be_filled_in_fails_at_load(tmp_path: Path, brief: str) -> None:
+    path = _write_case(tmp_path, clinical_brief=brief)
+    with pytest.raises(CaseDataError, match=r"case\.yaml: clinical_brief"):
+        load_case(path)

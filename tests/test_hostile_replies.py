@@ -99,3 +99,28 @@ def test_a_doctor_breaking_the_agent_contract_is_a_named_recorded_failure(
     assert "not an AgentState" in sample.error.message
     errors = sample.store["gaa:dialogue"]["doctor_errors"]
     assert len(errors) == 3 and all("not an AgentState" in error for error in errors)
+
+
+def test_a_sample_cut_before_the_doctor_spoke_gets_no_consultation_score(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from inspect_ai import eval
+
+    from gaa.testing import ScriptedModel
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    slow = ScriptedModel(lambda messages: "Take your time.", latency=30.0)
+    [log] = eval(
+        "tasks/medical_dialogue.py",
+        model=slow.model,
+        task_args={"patient": "scripted", "judge": "rules", "personas": "INTJ_M_PNEUMO"},
+        time_limit=2,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    [sample] = log.samples or []
+    assert not sample.scores or "dialogue_judge" not in sample.scores
+    assert sample.error is not None or sample.limit is not None
+    assert sample.error is None or "No consultation to judge" in sample.error.message

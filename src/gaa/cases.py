@@ -61,6 +61,8 @@ def load_case(path: str | Path) -> MedicalCase:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CaseDataError(f"Case file {path} does not exist") from None
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
+        raise CaseDataError(f"Case file {path} cannot be read as UTF-8 text: {exc}") from None
     except yaml.YAMLError as exc:
         raise CaseDataError(f"Case file {path} is not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
@@ -76,6 +78,11 @@ def load_case(path: str | Path) -> MedicalCase:
     except FileNotFoundError:
         raise CaseDataError(
             f"Case file {path}: field patient_prompt names {prompt_path}, which does not exist"
+        ) from None
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
+        raise CaseDataError(
+            f"Case file {path}: field patient_prompt names {prompt_path}, which cannot be read "
+            f"as UTF-8 text: {exc}"
         ) from None
 
     try:

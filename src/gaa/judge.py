@@ -73,6 +73,10 @@ SUMMARY_MAX_TOKENS = 800
 NOT_JUDGED = "not judged: the rules judge has no rule for this criterion (left out of its group)"
 
 
+class NoConsultation(RuntimeError):
+    """A sample that ended before any doctor turn: there is nothing to score."""
+
+
 class Judgement(BaseModel):
     """A complete ruling on one consultation."""
 
@@ -345,6 +349,11 @@ def dialogue_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         session, evidence, stats, metadata = stored(state)
+        if not any(turn.speaker == "doctor" for turn in session.turns):
+            raise NoConsultation(
+                f"No consultation to judge for {state.sample_id}: the sample ended before the "
+                "doctor spoke (a time or token limit, or cancellation), so it gets no score"
+            )
         case = catalogue().cases.get(metadata["case_name"]).item
         persona = PatientPersona.model_validate(metadata["persona"])
         judgement = await judge_dialogue(

@@ -171,6 +171,13 @@ class MedicalCase(_Model):
                 f"clinical brief uses unknown slots {sorted(unknown)}; allowed: "
                 f"{sorted(CLINICAL_BRIEF_SLOTS)} (write literal braces as {{{{ and }}}})"
             )
+        for gender in ("female", "male", "patient"):  # a slot's format spec must work too
+            try:
+                value.format(age=50, gender=gender)
+            except (ValueError, IndexError, KeyError, TypeError) as exc:
+                raise ValueError(
+                    f"clinical brief cannot be filled in ({exc}); use plain {{age}} and {{gender}}"
+                ) from None
         return value
 
     @field_validator("facts")
