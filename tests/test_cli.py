@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from gaa.cli import main
@@ -127,3 +128,72 @@ def test_demo_rejects_an_unknown_doctor(tmp_path: Path) -> None:
     code, _, err = run("demo", "--doctors", "reference/exemplery", "--log-dir", str(tmp_path))
     assert code == 1 and "Did you mean 'reference/exemplary'" in err
     assert not list(tmp_path.iterdir())
+
+
+def test_demo_refuses_zero_rounds() -> None:
+    from click.testing import CliRunner
+
+    from gaa.cli import main
+
+    result = CliRunner().invoke(main, ["demo", "--max-rounds", "0"])
+    assert result.exit_code != 0
+    assert "--max-rounds" in result.output and "0" in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"question": "Q?", "options": {"A": "a", "B": "b"}, "answer_idx": ["A"]}', "answer_idx"),
+        ('{"question": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deep"),
+        ('{"question": "Q?", "options": {"A": "a", "B": "b"}, "answer_idx": "A", "n": '
+         + "9" * 5000 + "}", "not readable JSON"),
+        (b"\xff\xfe\x00binary\x80".decode("latin-1"), "cannot be read as UTF-8"),
+    ],
+    ids=["list-answer", "deep", "5000-digits", "binary"],
+)
+def test_bad_question_files_are_one_line_naming_the_file(
+    tmp_path: Path, content: str, expected: str
+) -> None:
+    from gaa.qa.questions import QuestionFileError, load_medqa_jsonl
+
+    path = tmp_path / "questions.jsonl"
+    if expected.startswith("cannot"):
+        path.write_bytes(content.encode("latin-1"))
+    else:
+        path.write_text(content + "\n", encoding="utf-8")
+    with pytest.raises(QuestionFileError, match=expected) as caught:
+        load_medqa_jsonl(path)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(QuestionFileError, match="cannot be read"):
+        load_medqa_jsonl(tmp_path)  # a directory
+
+
+def test_a_failed_demo_run_is_one_short_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspect_ai.agent import agent
+
+    from gaa.hookspecs import hookimpl
+    from gaa.testing import plugin_registered
+
+    @agent(name="always_down")
+    def factory() -> object:
+        async def execute(state: object) -> object:
+            raise RuntimeError("service unavailable " + "x" * 5000)
+
+        return execute
+
+    class Plugin:
+        @hookimpl
+        def register_doctors(self, register: object) -> None:
+            register("down", factory, description="always fails")  # type: ignore[operator]
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    with plugin_registered(Plugin(), "acme"):
+        result = CliRunner().invoke(
+            main,
+            ["demo", "--doctors", "acme/down", "--personas", "INTJ_M_PNEUMO",
+             "--max-rounds", "1", "--log-dir", str(tmp_path)],
+        )
+    assert result.exit_code == 1
+    error = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(error) == 1 and "did not complete" in error[0]
+    assert len(error[0]) < 1000 and "Traceback" not in result.output

@@ -9,6 +9,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from gaa._args import (
+    MAX_ROUNDS_LIMIT,
     ArgumentError,
     parse_bool,
     parse_float,
@@ -27,8 +28,6 @@ from gaa.teamwork import TeamworkConfig
 
 FAIL_ON_ERROR = 0.2
 """The run fails when 20% or more of its samples fail (Inspect's comparison is inclusive)."""
-MAX_ROUNDS_LIMIT = 20
-"""More rounds than this is not a consultation (and costs minutes and memory a persona)."""
 MAX_RETRY_WAIT = 60.0
 """A failing persona does not stop the run; more than 20% failing (a systematic fault) does."""
 

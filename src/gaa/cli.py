@@ -15,6 +15,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from gaa import plugins
+from gaa._args import MAX_ROUNDS_LIMIT
 from gaa.errors import GAAError
 from gaa.personas import select_personas
 from gaa.registry import Registered, Registry
@@ -263,7 +264,12 @@ def ablation_command(
     "--personas", default=None, help="[offline: all; with --model: INTJ_M_PNEUMO,ESFJ_F_LUNG]"
 )
 @click.option("--cases", default=None, help="Cases to range over (default: the built-in two).")
-@click.option("--max-rounds", type=int, default=None, help="[offline: 5; with --model: 2]")
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(1, MAX_ROUNDS_LIMIT),
+    default=None,
+    help="[offline: 5; with --model: 2]",
+)
 @click.option("--teamwork", default=None, help="Judge panel preset with --model [single].")
 @click.option("--log-dir", default="logs", show_default=True)
 @click.option(
@@ -305,4 +311,7 @@ def demo_command(
         click.echo(f"  {log.location}")
     click.echo(f"\nBrowse them with: inspect view --log-dir {log_dir}")
     if failed:
-        raise GAAError(f"{len(failed)} run(s) did not complete: {failed[0].error}")
+        error = failed[0].error
+        reason = error.message.strip().splitlines()[-1] if error and error.message else "unknown"
+        reason = reason if len(reason) <= 300 else reason[:300] + "..."
+        raise GAAError(f"{len(failed)} run(s) did not complete ({failed[0].location}): {reason}")

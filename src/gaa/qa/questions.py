@@ -40,9 +40,9 @@ def _sample(row: Any, where: str, line: int) -> Sample:
             f"{where}: field 'options' must map at least two labels to text, e.g. "
             '{"A": "...", "B": "..."}'
         )
-    if answer not in options:
+    if not isinstance(answer, str) or answer not in options:
         raise QuestionFileError(
-            f"{where}: field 'answer_idx' is {answer!r}, not one of the options "
+            f"{where}: field 'answer_idx' is {str(answer)[:40]!r}, not one of the options "
             f"{', '.join(options)}"
         )
     extra = {k: v for k, v in row.items() if k not in (*REQUIRED_FIELDS, "id")}
@@ -62,6 +62,10 @@ def load_medqa_jsonl(path: str | Path) -> list[Sample]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise QuestionFileError(f"Question file {path} does not exist") from None
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError, OSError) as exc:
+        raise QuestionFileError(
+            f"Question file {path} cannot be read as UTF-8 text: {type(exc).__name__}"
+        ) from None
     samples: list[Sample] = []
     seen: dict[str, int] = {}
     for number, text in enumerate(lines, start=1):
@@ -72,6 +76,9 @@ def load_medqa_jsonl(path: str | Path) -> list[Sample]:
             row = json.loads(text)
         except json.JSONDecodeError as exc:
             raise QuestionFileError(f"{where}: not valid JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # nested too deep, numbers too long
+            reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:80]
+            raise QuestionFileError(f"{where}: not readable JSON ({reason})") from None
         sample = _sample(row, where, number)
         sample_id = str(sample.id)
         if sample_id in seen:
