@@ -172,3 +172,24 @@ def test_instructions_to_any_evaluator_are_flagged(text: str, pneumo: MedicalCas
 )
 def test_ordinary_reading_and_markers_are_not_instructions(text: str, pneumo: MedicalCase) -> None:
     assert validate_turn(text, pneumo).flags == []
+
+
+@pytest.mark.usefixtures("in_repo")
+def test_a_huge_hostile_patient_reply_is_cut_and_parsed_in_linear_time(tmp_path: Path) -> None:
+    def patient(messages: list[ChatMessage]) -> str:
+        if "You write the character brief" in messages[-1].text:
+            return "You are Sam, a careful patient. " + "You worry about pain. " * 30
+        return "-" * 200_000 + "\nDECISION: UNDECIDED | WILLINGNESS: 5"
+
+    [log] = eval(
+        "tasks/medical_dialogue.py",
+        model=ScriptedModel(doctor_saying("Take your time over this.")).model,
+        model_roles={"patient": ScriptedModel(patient).model},
+        task_args={"patient": "model", "judge": "rules", "personas": "INTJ_M_PNEUMO",
+                   "max_rounds": 1, "doctor_retry_wait": 0.01},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    stats = log.samples[0].store["gaa:dialogue"]  # type: ignore[index]
+    assert any("reply cut to" in error for error in stats["patient_errors"])

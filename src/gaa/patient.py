@@ -34,6 +34,7 @@ from inspect_ai.util import JSONSchema
 from gaa._limits import ends_sample
 from gaa._resources import prompts_dir, read_prompt
 from gaa._templates import render
+from gaa._text import MAX_REPLY_CHARS, bounded
 from gaa.evidence import TurnValidation
 from gaa.evidence.rules import normalise, safety_rules
 from gaa.models import Decision, MedicalCase, PatientPersona
@@ -254,9 +255,12 @@ class ModelPatient:
                     raise
                 self.errors.append(f"{type(exc).__name__}: {exc}")
                 continue
-            if output.completion.strip():
-                self.history.append(ChatMessageAssistant(content=output.completion))
-                reply = parse_patient_reply(output.completion)
+            completion, cut = bounded(output.completion)
+            if cut:
+                self.errors.append(f"reply cut to {MAX_REPLY_CHARS} characters")
+            if completion.strip():
+                self.history.append(ChatMessageAssistant(content=completion))
+                reply = parse_patient_reply(completion)
                 if not reply.has_status and self.status_follow_up:
                     reply = await self._ask_status(reply)
                 return reply
