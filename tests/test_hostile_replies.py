@@ -124,3 +124,39 @@ def test_a_sample_cut_before_the_doctor_spoke_gets_no_consultation_score(
     assert not sample.scores or "dialogue_judge" not in sample.scores
     assert sample.error is not None or sample.limit is not None
     assert sample.error is None or "No consultation to judge" in sample.error.message
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"n_agents": 1e999, "answers": ' + "[" * 50_000 + "]" * 50_000 + "}",
+        '{"confidence": NaN, "n_agents": ' + "9" * 5000 + "}",
+        "{" * 20_000,
+    ],
+    ids=["overflow-and-deep", "nan-and-long-number", "braces"],
+)
+def test_a_hostile_judge_panel_falls_back_to_the_rules(
+    reply: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from inspect_ai import eval
+
+    from gaa.testing import ScriptedModel
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    [log] = eval(
+        "tasks/medical_dialogue.py",
+        model="none",
+        model_roles={"judge": ScriptedModel(lambda messages: reply).model},
+        task_args={"doctor": "reference/exemplary", "patient": "scripted", "judge": "panel",
+                   "teamwork": "all", "personas": "INTJ_M_PNEUMO", "max_rounds": 1},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    [sample] = log.samples or []
+    assert sample.error is None
+    metadata = sample.scores["dialogue_judge"].metadata  # type: ignore[index]
+    assert metadata["judge"] == "rules (panel failed)"
+    assert any(f.startswith("judge_panel_failed") for f in metadata["fallbacks"])
