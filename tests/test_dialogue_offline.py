@@ -162,3 +162,24 @@ def test_bad_arguments_fail_before_any_sample(
 ) -> None:
     with pytest.raises(error, match=message):
         medical_dialogue(**args)  # type: ignore[arg-type]
+
+
+def test_session_ids_are_unique_across_epochs_and_runs(tmp_path: Path) -> None:
+    ids = []
+    for _ in range(2):
+        [log] = eval(
+            TASK,
+            model="none",
+            log_dir=str(tmp_path),
+            display="none",
+            epochs=2,
+            task_args={"doctor": "reference/exemplary", "patient": "scripted", "judge": "rules",
+                       "personas": "INTJ_M_PNEUMO", "max_rounds": 1},
+        )
+        for sample in log.samples or []:
+            session_id = sample.store["gaa:session"]["session_id"]
+            assert session_id.startswith(f"INTJ_M_PNEUMO-e{sample.epoch}-")
+            performance = sample.scores["dialogue_judge"].metadata["performance"]  # type: ignore[index]
+            assert performance["session_id"] == session_id
+            ids.append(session_id)
+    assert len(ids) == 4 and len(set(ids)) == 4

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
+from uuid import uuid4
 
 import anyio
 from inspect_ai.agent import Agent, AgentState
@@ -216,7 +217,9 @@ def dialogue_solver(
 
         agent = factory()
         session = DialogueSession(
-            session_id=str(state.sample_id), persona_id=persona.persona_id, doctor=entry.full_name
+            session_id=f"{state.sample_id}-e{state.epoch}-{uuid4().hex[:12]}",
+            persona_id=persona.persona_id,
+            doctor=entry.full_name,
         )
         evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
         view: list[ChatMessage] = [
