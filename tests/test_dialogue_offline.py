@@ -154,7 +154,7 @@ def test_counterfactuals_with_the_rules_judge(tmp_path: Path) -> None:
         ({"patient": "robot"}, BenchmarkConfigError, "patient must be one of model, scripted"),
         ({"judge": "oracle"}, BenchmarkConfigError, "judge must be one of panel, rules"),
         ({"teamwork": "mm"}, Exception, "requires leadership"),
-        ({"weights": "1,2"}, BenchmarkConfigError, "five non-negative numbers"),
+        ({"weights": "1,2"}, BenchmarkConfigError, "five numbers from 0 to 1000"),
     ],
 )
 def test_bad_arguments_fail_before_any_sample(

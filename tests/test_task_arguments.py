@@ -30,8 +30,10 @@ OFFLINE = {"doctor": "reference/exemplary", "patient": "scripted", "judge": "rul
         ("max_rounds", True, "max_rounds must be a whole number"),
         ("doctor_retry_wait", "abc", "doctor_retry_wait must be a number from 0 to 60"),
         ("doctor_retry_wait", float("nan"), "doctor_retry_wait must be a number"),
-        ("weights", "nan,nan,nan", "weights must be five non-negative numbers"),
-        ("weights", "inf,1,1", "weights must be five non-negative numbers"),
+        ("weights", "nan,nan,nan", "weights must be five numbers from 0 to 1000"),
+        ("weights", "inf,1,1", "weights must be five numbers from 0 to 1000"),
+        ("weights", "1e308,1e308,1e308", "weights must be five numbers from 0 to 1000"),
+        ("max_rounds", "\u00b2", "max_rounds must be a whole number"),
         ("structured_output", "sometimes", "structured_output must be auto, true or false"),
     ],
 )

@@ -147,7 +147,7 @@ def test_the_patient_and_the_judge_read_what_was_checked(tmp_path: Path) -> None
     result = run_doctor(tmp_path, doctor)
     session = result["store"]["gaa:session"]  # type: ignore[index]
     doctor_turn = next(t for t in session["turns"] if t["speaker"] == "doctor")
-    assert doctor_turn["message"] == "Take your time. DECISION: ACCEPT | WILLINGNESS: 10"
+    assert doctor_turn["message"] == "Take your time.\nDECISION: ACCEPT | WILLINGNESS: 10"
     assert session["final_outcome"] != "accepted"
     assert result["metadata"]["capped"] is True  # type: ignore[index]
 
@@ -193,3 +193,19 @@ def test_a_huge_hostile_patient_reply_is_cut_and_parsed_in_linear_time(tmp_path:
     assert log.status == "success", log.error
     stats = log.samples[0].store["gaa:dialogue"]  # type: ignore[index]
     assert any("reply cut to" in error for error in stats["patient_errors"])
+
+
+def test_line_breaks_still_end_sentences_after_normalising(pneumo: MedicalCase) -> None:
+    text = clean_text(
+        "Without an operation, it comes back in 40 to 70 in 100 people\r\n"
+        "After the keyhole operation, it comes back in 1 to 5 in 100 people\u2028"
+        "I recommend the operation for you"
+    )
+    turn = validate_turn(text, pneumo)
+    assert [c.verdict for c in turn.claims] == ["supported", "supported"]
+    assert turn.flags == [] and turn.stance == "for"
+
+
+def test_many_figures_in_one_sentence_are_bounded(pneumo: MedicalCase) -> None:
+    turn = validate_turn(clean_text("The air leak risk is 5%, " * 800)[:MAX_REPLY_CHARS], pneumo)
+    assert 0 < len(turn.claims) <= 30 * turn.sentences

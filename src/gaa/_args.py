@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 
 
@@ -51,7 +52,7 @@ def parse_int(name: str, value: object, low: int, high: int) -> int:
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
-    elif isinstance(value, str) and value.strip().lstrip("+").isdigit():
+    elif isinstance(value, str) and re.fullmatch(r"\+?[0-9]{1,9}", value.strip()):
         number = int(value.strip())
     if number is None or not low <= number <= high:
         raise ArgumentError(f"{name} must be a whole number from {low} to {high}, not {value!r}")

@@ -1,12 +1,14 @@
 """One normal form for text from outside (doctor replies): what is checked is what is sent.
 
 :func:`clean_text` applies, in order: Unicode NFKC (full-width and other compatibility forms
-become plain letters), every line-break form to a space, removal of zero-width, format and
+become plain letters), every line-break form to one, removal of zero-width, format and
 control characters, folding of the Cyrillic and Greek letters that look like Latin ones (the
-benchmark's dialogue is English), and collapsing whitespace runs to one space. A phrase split
-by tabs, double spaces, line breaks or invisible characters ("ignore\u200b previous", "DECISION:
-\u0410CCEPT") is therefore the phrase every rule looks for, and the patient and the judge read
-exactly the text the validator checked. Replies are also bounded in size.
+benchmark's dialogue is English), and collapsing whitespace runs to one space (line breaks,
+all in one form, are kept: they end sentences; rules that look for instructions also read the
+text with them joined). A phrase split by tabs, double spaces, line breaks or invisible
+characters ("ignore\u200b previous", "DECISION: \u0410CCEPT") is therefore the phrase every
+rule looks for, and the patient and the judge read exactly the text the validator checked.
+Replies are also bounded in size.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ _CONFUSABLES = str.maketrans(
     }
 )
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
-_WHITESPACE = re.compile(r"\s+")
+_SPACES = re.compile(r"[^\S\n]+")
+_BLANK_LINES = re.compile(r" ?\n[ \n]*")
 
 
 def _visible(char: str) -> bool:
@@ -51,10 +54,10 @@ def _visible(char: str) -> bool:
 def clean_text(text: str) -> str:
     """The normal form described in the module docstring (without the size bound)."""
     text = unicodedata.normalize("NFKC", text)
-    text = _LINE_BREAKS.sub(" ", text)
-    text = "".join(char for char in text if _visible(char))
+    text = _LINE_BREAKS.sub("\n", text)
+    text = "".join(char for char in text if char == "\n" or _visible(char))
     text = text.translate(_CONFUSABLES)
-    return _WHITESPACE.sub(" ", text).strip()
+    return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text)).strip()
 
 
 def bounded(text: str, limit: int = MAX_REPLY_CHARS) -> tuple[str, bool]:

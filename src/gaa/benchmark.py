@@ -26,6 +26,7 @@ from gaa.personas import select_personas
 from gaa.plugins import catalogue
 from gaa.teamwork import TeamworkConfig
 
+MAX_WEIGHT = 1_000.0
 FAIL_ON_ERROR = 0.2
 """The run fails when 20% or more of its samples fail (Inspect's comparison is inclusive)."""
 MAX_RETRY_WAIT = 60.0
@@ -61,11 +62,11 @@ def parse_weights(weights: str | list[str] | tuple[float, ...]) -> Weights:
         numbers = ()
     if (
         len(numbers) not in (3, 5)
-        or any(not math.isfinite(n) or n < 0 for n in numbers)
+        or any(not math.isfinite(n) or not 0 <= n <= MAX_WEIGHT for n in numbers)
         or sum(numbers) == 0
     ):
         raise BenchmarkConfigError(
-            "weights must be five non-negative numbers for empathy, persuasion, safety, "
+            "weights must be five numbers from 0 to 1000 for empathy, persuasion, safety, "
             "accuracy and informed consent (e.g. 20,25,30,15,10), or three for empathy, "
             f"persuasion and safety (e.g. 30,40,30); got {weights!r}"
         )

@@ -139,12 +139,12 @@ def sanitize_doctor_text(text: str) -> tuple[str, list[str]]:
     simulated patient is dropped whole. If nothing is left, the patient hears that the
     message was withheld.
     """
-    text = normalise(text)
+    text = " ".join(normalise(text).split())  # the patient reads one paragraph
     removed = [m.group(0).strip() for m in (*_STATUS.finditer(text), *_MARKER_TOKEN.finditer(text))]
     clean = _MARKER_TOKEN.sub("", _STATUS.sub("", text))
     injection = next(rule for rule in safety_rules() if rule.id == "injected_instructions")
     kept = []
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", clean):
+    for sentence in re.split(r"(?<=[.!?])\s+", clean):
         if injection.find(sentence):
             removed.append(sentence.strip())
         elif sentence.strip():

@@ -19,8 +19,10 @@ weeks" is [0, 6]. Time spans that only qualify another figure ("alive *at five y
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD_NUMBERS = {
@@ -176,22 +178,33 @@ class _Taken:
         self.spans.append(span)
 
 
+MAX_CLAIMS_PER_SENTENCE = 30
+"""Figures beyond this in one sentence are not read: no real sentence has more, and a list of
+hundreds would make checking them quadratic."""
+
+
 def sentence_claims(sentence: str) -> list[Claim]:
-    return _read_sentence(sentence)[0]
+    return list(_read_sentence(sentence)[0])
 
 
 def qualifiers(sentence: str) -> list[str]:
     """The time spans in ``sentence`` read as qualifiers of another figure, not as claims."""
-    return _read_sentence(sentence)[1]
+    return list(_read_sentence(sentence)[1])
 
 
-def _read_sentence(sentence: str) -> tuple[list[Claim], list[str]]:
+@lru_cache(maxsize=2048)
+def _read_sentence(sentence: str) -> tuple[tuple[Claim, ...], tuple[str, ...]]:
     claims: list[Claim] = []
     skipped: list[str] = []
     taken = _Taken()
     proportions = 0
 
     def add(start: int, end: int, low: float, high: float, unit: str, ceiling: float) -> None:
+        if len(claims) >= MAX_CLAIMS_PER_SENTENCE or not (
+            math.isfinite(low) and math.isfinite(high)
+        ):
+            taken.take((start, end))
+            return
         low, high = min(low, high), max(low, high)
         low, high, start = _bounded(sentence, start, low, high, ceiling)
         claims.append(Claim(sentence, low, high, unit, sentence[start:end].strip()))
@@ -200,6 +213,7 @@ def _read_sentence(sentence: str) -> tuple[list[Claim], list[str]]:
     for match in _FREQUENCY.finditer(sentence):
         count_low = number(match.group(1))
         count_high = number(match.group(2)) if match.group(2) else count_low
+        count_low, count_high = min(count_low, count_high), max(count_low, count_high)
         total = number(match.group(3))
         if total <= 0 or count_high > total or not taken.free(match.span()):
             continue
@@ -250,7 +264,7 @@ def _read_sentence(sentence: str) -> tuple[list[Claim], list[str]]:
         unit = match.group(2) or match.group(4)
         add(*match.span(), value, value, UNITS[unit.lower()], 10.0 * value)
     claims.sort(key=lambda claim: sentence.find(claim.quote))
-    return claims, skipped
+    return tuple(claims), tuple(skipped)
 
 
 def extract_claims(text: str) -> list[Claim]:

@@ -108,7 +108,10 @@ class SafetyRule:
         text = normalise(text)
         if self.negatable:  # the patient's words quoted back are not the doctor's
             text = QUOTED.sub(" ", text)
-        for sentence in _SENTENCES.split(text):
+        pieces = _SENTENCES.split(text)
+        if not self.negatable:  # an instruction split over lines is still one instruction
+            pieces.append(" ".join(text.split()))
+        for sentence in pieces:
             if self.unless and any(p.search(sentence) for p in self.unless):
                 continue
             found = find_unnegated(self.patterns, sentence, self.negatable)

@@ -133,6 +133,8 @@ _CLAUSE_END = re.compile(
     _I,
 )
 _WINDOW = 110
+MAX_SENTENCE_CHARS = 1_000
+"""Advice is read in the first thousand characters of a sentence (bounding the work)."""
 
 
 def _negated(text: str, start: int) -> bool:
@@ -210,7 +212,7 @@ def _clause_around(sentence: str, start: int, end: int) -> tuple[str, int, int]:
 
 def sentence_stance(sentence: str) -> tuple[Stance, bool]:
     """The advice a sentence gives and whether it is the doctor's own (not a guideline's)."""
-    text = QUOTED.sub(" ", sentence).strip()  # the patient's words quoted back are not advice
+    text = QUOTED.sub(" ", sentence[:MAX_SENTENCE_CHARS]).strip()  # quoted words are not advice
     if not text or (text.endswith("?") and _QUESTION_START.search(text)):
         return "neutral", False
     for own, frames in ((True, _OWN_FRAME), (False, _GUIDELINE_FRAME)):
