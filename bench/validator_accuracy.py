@@ -14,9 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from gaa.evidence.corpus import CorpusReport, Tally, load_corpus, measure
+from gaa.evidence.corpus import CorpusReport, Tally, measure_folders
 from gaa.evidence.rules import contradicted_figures_binding, safety_rules
-from gaa.plugins import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 PRECISION_TARGET = 0.95
@@ -93,12 +92,9 @@ def main() -> int:
     parser.add_argument("--mistakes", type=int, default=0)
     parser.add_argument("--label", default="", help="only list mistakes whose label starts so")
     args = parser.parse_args()
-    cases = {entry.item.case_id: entry.item for entry in catalogue().cases}
-    paths = [path for folder in args.corpus for path in sorted(folder.glob("*.yaml"))]
-    corpora = [load_corpus(path) for path in paths]
-    report = measure((corpus, cases[corpus.case]) for corpus in corpora)
+    report, files = measure_folders(*args.corpus)
     names = ", ".join(folder.name for folder in args.corpus)
-    print(f"Validator corpus: {report.items} items in {len(corpora)} files ({names})")
+    print(f"Validator corpus: {report.items} items in {files} files ({names})")
     missed = report_tables(report)
     if args.mistakes:
         shown: dict[str, int] = {}

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from gaa.validity import run_suite, tier_tau
+from gaa.validity import run_suites, tier_tau
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ("validity_doctors", "validity_doctors_holdout")
@@ -33,11 +33,7 @@ def main() -> int:
     parser.add_argument("--log-dir", default=str(ROOT / "logs/validity"))
     args = parser.parse_args()
     started = time.perf_counter()
-    results = []
-    for index, folder in enumerate(args.doctors):
-        results += run_suite(
-            folder, args.personas, log_dir=args.log_dir, include_reference=index == 0
-        )
+    results = run_suites(args.doctors, args.personas, log_dir=args.log_dir)
     elapsed = time.perf_counter() - started
     cases = sorted({r.case for r in results})
     print(f"| doctor | {' | '.join(f'{c} tier | {c} overall' for c in cases)} |")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gaa.evidence.corpus import CorpusReport, load_corpus, measure
+from gaa.evidence.corpus import CorpusReport, load_corpus, measure_folders
 from gaa.evidence.rules import consent_items, contradicted_figures_binding, safety_rules
 from gaa.plugins import catalogue
 
@@ -28,9 +28,7 @@ HELD_OUT = ("validator_corpus_test", "validator_corpus_test_b")
 
 
 def report(*folders: str) -> CorpusReport:
-    cases = {entry.item.case_id: entry.item for entry in catalogue().cases}
-    loaded = [load_corpus(path) for folder in folders for path in corpora(folder)]
-    return measure((corpus, cases[corpus.case]) for corpus in loaded)
+    return measure_folders(*(DATA / folder for folder in folders))[0]
 
 
 @pytest.fixture(scope="module")

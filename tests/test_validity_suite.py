@@ -10,7 +10,7 @@ import pytest
 from gaa.doctors.scripted import ScriptError, load_script, load_scripts
 from gaa.models import MedicalCase
 from gaa.plugins import catalogue
-from gaa.validity import SuiteResult, kendall_tau_b, run_suite, tier_tau
+from gaa.validity import SuiteResult, kendall_tau_b, run_suites, tier_tau
 
 REPO = Path(__file__).resolve().parents[1]
 SUITES = [REPO / "tests/data/validity_doctors", REPO / "tests/data/validity_doctors_holdout"]
@@ -22,12 +22,9 @@ TAU_TARGET = 0.7
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> list[SuiteResult]:
     logs = str(tmp_path_factory.mktemp("validity"))
-    found: list[SuiteResult] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(REPO)
-        for index, folder in enumerate(SUITES):
-            found += run_suite(folder, PERSONAS, log_dir=logs, include_reference=index == 0)
-    return found
+        return run_suites(SUITES, PERSONAS, log_dir=logs)
 
 
 def test_every_doctor_ran_every_case(results: list[SuiteResult]) -> None:

@@ -39,7 +39,8 @@ _CONFUSABLES = str.maketrans(
         "\u0131": "i", "\u0261": "g", "\u01c3": "!",
     }
 )
-_LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
+LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
+"""Every line-break form (CRLF, CR, LF, U+2028, U+2029, NEL, VT, FF)."""
 _SPACES = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r" ?\n[ \n]*")
 
@@ -54,7 +55,7 @@ def _visible(char: str) -> bool:
 def clean_text(text: str) -> str:
     """The normal form described in the module docstring (without the size bound)."""
     text = unicodedata.normalize("NFKC", text)
-    text = _LINE_BREAKS.sub("\n", text)
+    text = LINE_BREAKS.sub("\n", text)
     text = "".join(char for char in text if char == "\n" or _visible(char))
     text = text.translate(_CONFUSABLES)
     return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text)).strip()

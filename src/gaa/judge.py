@@ -39,6 +39,7 @@ from gaa._scoring import (
     unjudged,
 )
 from gaa._templates import render
+from gaa._text import LINE_BREAKS
 from gaa.dialogue import DialogueStats, stored
 from gaa.evidence import DialogueEvidence
 from gaa.evidence.rules import safety_rules
@@ -110,7 +111,6 @@ def _defuse(text: str) -> str:
 _SPEAKER_LABEL = re.compile(
     r"\b(PATIENT|DOCTOR|SYSTEM|ASSISTANT|USER|JUDGE|EVALUATOR)\s*:", re.IGNORECASE
 )
-_LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
 
 
 def quote_transcript(session: DialogueSession) -> str:
@@ -120,7 +120,7 @@ def quote_transcript(session: DialogueSession) -> str:
     for turn in session.turns:
         speaker = "DOCTOR" if turn.speaker == "doctor" else "PATIENT"
         text = _SPEAKER_LABEL.sub(lambda m: f"({m.group(1).lower()})", _defuse(turn.message))
-        lines.append(f"{speaker}: " + _LINE_BREAKS.sub("\n    ", text))
+        lines.append(f"{speaker}: " + LINE_BREAKS.sub("\n    ", text))
     return "\n".join(lines)
 
 

@@ -12,7 +12,8 @@ import importlib
 import importlib.metadata
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -297,3 +298,20 @@ def reset(*, reload: bool = True) -> None:
     _catalogue = None
     if reload:
         _host = None
+
+
+@contextmanager
+def registered(plugin: object, name: str, module: str | None = None) -> Iterator[None]:
+    """Register ``plugin`` (a module or object with ``@gaa.hookimpl`` functions) for a block.
+
+    The catalogue is rebuilt on entry and on exit, so the plugin's items are visible only inside
+    the block. Its items are named ``<name>/<item>``.
+    """
+    host = plugin_host()
+    host.add(plugin, PluginInfo(name=name, module=module or f"{type(plugin).__module__}:{name}"))
+    reset(reload=False)
+    try:
+        yield
+    finally:
+        host.remove(name)
+        reset(reload=False)

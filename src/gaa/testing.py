@@ -18,7 +18,7 @@ import inspect
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -34,7 +34,6 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from gaa import plugins
-from gaa.plugins import PluginInfo
 
 Reply = str | ModelOutput | BaseException
 """A scripted reply: text, a complete output, or an exception to raise for that call."""
@@ -147,21 +146,13 @@ def scripted_model(
     return ScriptedModel(replies, latency=latency, name=name).model
 
 
-@contextmanager
-def plugin_registered(plugin: object, name: str) -> Iterator[None]:
+def plugin_registered(plugin: object, name: str) -> AbstractContextManager[None]:
     """Register ``plugin`` (a module or object with ``@gaa.hookimpl`` functions) for a block.
 
     The catalogue is rebuilt on entry and on exit, so the plugin's items are visible only inside
     the block. Its items are named ``<name>/<item>``.
     """
-    host = plugins.plugin_host()
-    host.add(plugin, PluginInfo(name=name, module=f"{type(plugin).__module__}:{name}"))
-    plugins.reset(reload=False)
-    try:
-        yield
-    finally:
-        host.remove(name)
-        plugins.reset(reload=False)
+    return plugins.registered(plugin, name)
 
 
 _QUESTION_LINE = re.compile(r"^\[([A-Za-z0-9_.\-]+)\] ", re.MULTILINE)

@@ -17,7 +17,7 @@ from pathlib import Path
 from inspect_ai import eval as inspect_eval
 
 from gaa.doctors.scripted import DoctorScript, load_scripts, scripted_doctors_plugin
-from gaa.plugins import PluginInfo, catalogue, plugin_host, reset
+from gaa.plugins import catalogue, registered
 
 SUITE_PLUGIN = "validity"
 REFERENCE_TIERS: dict[str, dict[bool, int]] = {
@@ -93,12 +93,9 @@ def run_suite(
     ``personas``; one result per doctor and case."""
     scripts = load_scripts(folder)
     by_name = {script.name: script for script in scripts}
-    host = plugin_host()
-    host_plugin = scripted_doctors_plugin(folder, SUITE_PLUGIN)
-    host.add(host_plugin, PluginInfo(name=SUITE_PLUGIN, module=f"gaa.validity:{folder}"))
-    reset(reload=False)
     results: list[SuiteResult] = []
-    try:
+    plugin = scripted_doctors_plugin(folder, SUITE_PLUGIN)
+    with registered(plugin, SUITE_PLUGIN, module=f"gaa.validity:{folder}"):
         cases = {entry.full_name: entry.item for entry in catalogue().cases}
         case_ids = ",".join(case.case_id for case in cases.values())
         for doctor in _doctors(scripts, include_reference):
@@ -138,7 +135,26 @@ def run_suite(
                         samples=len(values),
                     )
                 )
-    finally:
-        host.remove(SUITE_PLUGIN)
-        reset(reload=False)
+    return results
+
+
+def run_suites(
+    folders: Sequence[Path],
+    personas: str | list[str],
+    *,
+    task: str = "tasks/medical_dialogue.py",
+    log_dir: str = "logs/validity",
+    max_rounds: int = 5,
+) -> list[SuiteResult]:
+    """:func:`run_suite` over several folders, the reference doctors once (with the first)."""
+    results: list[SuiteResult] = []
+    for index, folder in enumerate(folders):
+        results += run_suite(
+            folder,
+            personas,
+            task=task,
+            log_dir=log_dir,
+            include_reference=index == 0,
+            max_rounds=max_rounds,
+        )
     return results

@@ -27,6 +27,7 @@ from gaa.evidence.rules import consent_items, safety_rules
 from gaa.evidence.stance import Stance
 from gaa.evidence.validator import TurnValidation, validate_turn
 from gaa.models import MedicalCase
+from gaa.plugins import catalogue
 
 Verdict = Literal["supported", "contradicted", "unverifiable"]
 
@@ -226,3 +227,11 @@ def measure(corpora: Iterable[tuple[Corpus, MedicalCase]]) -> CorpusReport:
             _score_claims(report, item, validation, text)
     return report
 
+
+def measure_folders(*folders: Path) -> tuple[CorpusReport, int]:
+    """Measure every ``*.yaml`` corpus in ``folders`` against the registered cases; returns the
+    report and the number of files read."""
+    cases = {entry.item.case_id: entry.item for entry in catalogue().cases}
+    paths = [path for folder in folders for path in sorted(folder.glob("*.yaml"))]
+    corpora = [load_corpus(path) for path in paths]
+    return measure((corpus, cases[corpus.case]) for corpus in corpora), len(paths)

@@ -189,6 +189,7 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
     sentence = _normal(claim.sentence)
     units = [fact for fact in case.facts if _same_family(fact, claim)]
     quantities = quantities_in(clause)
+    sentence_quantities = quantities_in(sentence)
     if "threshold" in quantities:
         quantities.discard("size")
     family = _SCALE.get(claim.unit, ("", 1.0))[0]
@@ -198,7 +199,7 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
         if other.quote != claim.quote
     )
     if not quantities:
-        quantities = quantities_in(sentence)
+        quantities = sentence_quantities
     settings = settings_in(clause)
     if not settings and clause != sentence and len(sentence_claims(claim.sentence)) == 1:
         # "Without surgery, it comes back in 40-70 in 100": the nearest option named before
@@ -233,7 +234,7 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
     cut = sentence.find(clause)
     if _HYPOTHETICAL.search(sentence[: cut + len(clause)] if cut >= 0 else clause) or borrowed:
         decisive = False
-    if "threshold" in quantities | quantities_in(sentence) and any(
+    if "threshold" in quantities | sentence_quantities and any(
         f.about != "threshold" for f in candidates
     ):
         decisive = False  # "repair once it grows more than 1 cm in a year" names a trigger
