@@ -4,7 +4,8 @@ surgical decision; a teamwork panel judges empathy, persuasion, safety, accuracy
     inspect eval tasks/medical_dialogue.py --model <doctor model> \\
         --model-role patient=<model> --model-role judge=<model> \\
         [-T personas=all|INTJ_M_PNEUMO,...|INTJ_*]
-        [-T doctor=model|reference/exemplary|<plugin>/<name>]
+        [-T doctor=model|reference/exemplary|a2a|<plugin>/<name>]
+        [-T doctor_url=http://host:port] [-T doctor_connections=8] [-T doctor_timeout=300]
         [-T patient=model|scripted] [-T judge=panel|rules] [-T teamwork=all|base|C1..C8]
         [-T max_rounds=5] [-T reveal_persona=false] [-T safety_gate=true] [-T counterfactuals=false]
         [-T weights=20,25,30,15,10]  (empathy, persuasion, safety, accuracy, informed consent)
@@ -38,6 +39,9 @@ def medical_dialogue(
     structured_output: bool | None = None,
     compose_patient: bool = True,
     status_follow_up: bool = True,
+    doctor_url: str | None = None,
+    doctor_connections: int = 8,
+    doctor_timeout: float = 300.0,
 ) -> Task:
     """The medical dialogue benchmark; see gaa.benchmark.medical_dialogue."""
     return build_medical_dialogue(
@@ -56,4 +60,7 @@ def medical_dialogue(
         structured_output,
         compose_patient,
         status_follow_up,
+        doctor_url,
+        doctor_connections,
+        doctor_timeout,
     )

@@ -3,7 +3,11 @@ the teamwork judge the scorer. Every argument is checked before any sample runs.
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
+from collections.abc import Callable
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -18,7 +22,13 @@ from gaa._args import (
     split_list,
 )
 from gaa._scoring import DEFAULT_WEIGHTS, Weights, full_weights
-from gaa.dialogue import DEFAULT_MAX_ROUNDS, DEFAULT_RETRY_WAIT, PATIENTS, dialogue_solver
+from gaa.dialogue import (
+    DEFAULT_DOCTOR_TIMEOUT,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_RETRY_WAIT,
+    PATIENTS,
+    dialogue_solver,
+)
 from gaa.errors import GAAError
 from gaa.judge import JUDGES, dialogue_judge
 from gaa.models import PatientPersona
@@ -30,6 +40,10 @@ MAX_WEIGHT = 1_000.0
 FAIL_ON_ERROR = 0.2
 """The run fails when 20% or more of its samples fail (Inspect's comparison is inclusive)."""
 MAX_RETRY_WAIT = 60.0
+MAX_DOCTOR_TIMEOUT = 3_600.0
+DEFAULT_DOCTOR_CONNECTIONS = 8
+MAX_DOCTOR_CONNECTIONS = 256
+_HTTP_URL = re.compile(r"^https?://[^\s/]+(/\S*)?$")
 """A failing persona does not stop the run; more than 20% failing (a systematic fault) does."""
 
 
@@ -50,6 +64,50 @@ def persona_sample(persona: PatientPersona) -> Sample:
             "persona": persona.model_dump(mode="json"),
         },
     )
+
+
+def doctor_options(
+    doctor: str, factory: Callable[..., Any], url: str | None, connections: object
+) -> dict[str, Any]:
+    """The keyword arguments for the doctor's factory: ``url`` and ``connections`` for a remote
+    doctor; every parameter the factory requires must be given, and no other."""
+    options: dict[str, Any] = {}
+    if url is not None and str(url).strip():
+        url = str(url).strip()
+        if not _HTTP_URL.match(url):
+            raise BenchmarkConfigError(f"doctor_url must be an http(s) URL, not {url!r}")
+        options["url"] = url
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        parameters = {}  # type: ignore[assignment]
+    if "connections" in parameters:
+        try:
+            options["connections"] = parse_int(
+                "doctor_connections", connections, 1, MAX_DOCTOR_CONNECTIONS
+            )
+        except ArgumentError as exc:
+            raise BenchmarkConfigError(str(exc)) from None
+    if "url" in options and "url" not in parameters:
+        raise BenchmarkConfigError(
+            f"doctor {doctor} does not take doctor_url (it is for remote doctors: -T doctor=a2a)"
+        )
+    required = [
+        name
+        for name, parameter in parameters.items()
+        if parameter.default is inspect.Parameter.empty
+        and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        and name not in options
+    ]
+    if required == ["url"]:
+        raise BenchmarkConfigError(
+            f"doctor {doctor} needs the agent's address: -T doctor_url=http://host:port"
+        )
+    if required:
+        raise BenchmarkConfigError(
+            f"doctor {doctor} needs {', '.join(required)}, which medical_dialogue cannot give it"
+        )
+    return options
 
 
 def parse_weights(weights: str | list[str] | tuple[float, ...]) -> Weights:
@@ -90,6 +148,9 @@ def medical_dialogue(
     structured_output: bool | None = None,
     compose_patient: bool = True,
     status_follow_up: bool = True,
+    doctor_url: str | None = None,
+    doctor_connections: int = DEFAULT_DOCTOR_CONNECTIONS,
+    doctor_timeout: float = DEFAULT_DOCTOR_TIMEOUT,
 ) -> Task:
     """The medical dialogue benchmark (parameters: see the README)."""
     selected = select_personas(personas, cases)
@@ -101,6 +162,7 @@ def medical_dialogue(
     try:
         rounds = parse_int("max_rounds", max_rounds, 1, MAX_ROUNDS_LIMIT)
         retry_wait = parse_float("doctor_retry_wait", doctor_retry_wait, 0.0, MAX_RETRY_WAIT)
+        timeout = parse_float("doctor_timeout", doctor_timeout, 0.1, MAX_DOCTOR_TIMEOUT)
         flags = {
             name: parse_bool(name, value)
             for name, value in (
@@ -114,6 +176,7 @@ def medical_dialogue(
         structured = parse_optional_bool("structured_output", structured_output)
     except ArgumentError as exc:
         raise BenchmarkConfigError(str(exc)) from None
+    options = doctor_options(entry.full_name, entry.item, doctor_url, doctor_connections)
     if judge == "panel":
         TeamworkConfig.parse(teamwork)
     weight_values = parse_weights(weights) if weights else DEFAULT_WEIGHTS
@@ -125,6 +188,8 @@ def medical_dialogue(
             max_rounds=rounds,
             reveal_persona=flags["reveal_persona"],
             doctor_retry_wait=retry_wait,
+            doctor_timeout=timeout,
+            doctor_options=options,
             compose_patient=flags["compose_patient"],
             status_follow_up=flags["status_follow_up"],
             structured_output=structured,
@@ -140,6 +205,7 @@ def medical_dialogue(
         fail_on_error=FAIL_ON_ERROR,
         metadata={
             "doctor": entry.full_name,
+            "doctor_url": options.get("url"),
             "patient": patient,
             "judge": judge,
             "teamwork": teamwork if judge == "panel" else None,

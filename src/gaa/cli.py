@@ -315,3 +315,43 @@ def demo_command(
         reason = error.message.strip().splitlines()[-1] if error and error.message else "unknown"
         reason = reason if len(reason) <= 300 else reason[:300] + "..."
         raise GAAError(f"{len(failed)} run(s) did not complete ({failed[0].location}): {reason}")
+
+
+@main.group(name="serve")
+def serve_group() -> None:
+    """Serve GAA over A2A: a doctor (purple agent) or the benchmark itself (green agent)."""
+
+
+_HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+_CARD_URL = click.option(
+    "--card-url",
+    default=None,
+    help="The URL the agent card advertises (default: http://HOST:PORT/), e.g. behind a proxy.",
+)
+
+
+@serve_group.command(name="doctor")
+@click.option("--doctor", required=True, help="A registered doctor (see gaa plugins).")
+@click.option(
+    "--model",
+    default=None,
+    help="Model for doctors that take one (model, litellm), e.g. --doctor litellm "
+    "--model openai/gpt-4o-mini.",
+)
+@_HOST
+@click.option("--port", type=click.IntRange(1, 65535), required=True)
+@_CARD_URL
+@_clear_errors
+def serve_doctor_command(
+    doctor: str, model: str | None, host: str, port: int, card_url: str | None
+) -> None:
+    """Serve the doctor DOCTOR as an A2A agent until interrupted."""
+    from gaa.a2a._server import card_url as advertised
+    from gaa.a2a._server import run
+    from gaa.a2a.doctor_server import doctor_app
+
+    url = advertised(host, port, card_url)
+    app = doctor_app(doctor, url, model)
+    click.echo(f"Serving doctor {doctor} over A2A at {url}")
+    click.echo(f"Agent card: {url}.well-known/agent-card.json  (Ctrl-C stops)")
+    run(app, host, port)

@@ -34,7 +34,8 @@ from gaa._limits import ends_sample
 from gaa._roles import role_model, structured_for
 from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.doctors.model_doctor import doctor_system_prompt
-from gaa.doctors.reference import CASE_STORE_KEY
+from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
+from gaa.errors import UnusableReply
 from gaa.evidence import DialogueEvidence, validate_turn
 from gaa.models import Decision, DialogueSession, DialogueTurn, MedicalCase, Outcome, PatientPersona
 from gaa.patient import (
@@ -57,7 +58,8 @@ EVIDENCE_KEY = "gaa:evidence"
 STATS_KEY = "gaa:dialogue"
 PATIENTS = ("model", "scripted")
 REASK = (
-    "(Your last reply to the patient was empty. Please answer the patient now, in your own words.)"
+    "(Your last reply to the patient was empty or could not be used. Please answer the patient "
+    "now, briefly, in your own words.)"
 )
 
 
@@ -122,6 +124,10 @@ async def _ask_doctor(
             new = state.messages[len(messages) :]
             replies = [m for m in new if isinstance(m, ChatMessageAssistant)]
             reply_text = replies[-1].text if replies else ""
+        except UnusableReply as exc:
+            stats.doctor_errors.append(f"round {round_}, attempt {attempt}: unusable reply ({exc})")
+            transcript().info(f"Doctor {name}'s reply was unusable ({exc})", source="dialogue")
+            reply_text = ""
         except Exception as exc:
             if ends_sample(exc):
                 raise
@@ -149,7 +155,9 @@ async def _ask_doctor(
         if text:
             return text
         if reasked:
-            raise DoctorFailure(f"Doctor {name} gave an empty reply in round {round_}, twice")
+            raise DoctorFailure(
+                f"Doctor {name} gave an empty or unusable reply in round {round_}, twice"
+            )
         reasked = True
         stats.doctor_reasks += 1
         messages = [*messages, ChatMessageUser(content=REASK)]
@@ -171,8 +179,12 @@ def dialogue_solver(
     compose_patient: bool = True,
     status_follow_up: bool = True,
     structured_output: bool | None = None,
+    doctor_options: dict[str, Any] | None = None,
 ) -> Solver:
     """Run the consultation; the sample's metadata names the persona and the case.
+
+    ``doctor_options`` are keyword arguments for the doctor's factory, called once per sample
+    (for the A2A doctor: ``url`` and ``connections``; its ``url`` is recorded in the session).
 
     ``compose_patient=False`` skips the constructor call and uses the template prompt;
     ``status_follow_up`` asks a model patient that left out its status line for it (once per
@@ -188,6 +200,7 @@ def dialogue_solver(
         case_entry = catalogue().cases.get(state.metadata["case_name"])
         case: MedicalCase = case_entry.item
         store().set(CASE_STORE_KEY, case_entry.full_name)
+        store().set(PERSONA_STORE_KEY, persona.model_dump(mode="json"))
         stats = DialogueStats()
         the_patient: Patient
         if patient == "scripted":
@@ -215,11 +228,13 @@ def dialogue_solver(
                 structured=structured_for([patient_model], structured_output),
             )
 
-        agent = factory()
+        options = dict(doctor_options or {})
+        agent = factory(**options)
         session = DialogueSession(
             session_id=f"{state.sample_id}-e{state.epoch}-{uuid4().hex[:12]}",
             persona_id=persona.persona_id,
             doctor=entry.full_name,
+            doctor_agent_url=options.get("url"),
         )
         evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
         view: list[ChatMessage] = [

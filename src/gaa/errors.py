@@ -28,3 +28,12 @@ class PersonaError(GAAError, ValueError):
 
 class PromptLibraryError(GAAError, FileNotFoundError):
     """A prompt file the benchmark needs is missing."""
+
+
+class UnusableReply(GAAError):
+    """A doctor answered, but its reply cannot be used (too large, say); it is asked again
+    once, like an empty reply, and the sample fails if the second reply is unusable too."""
+
+
+class A2AError(GAAError):
+    """A remote A2A agent could not be reached, or answered outside the protocol."""

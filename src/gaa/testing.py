@@ -18,9 +18,10 @@ import inspect
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from itertools import count
+from typing import Any
 
 import anyio
 from inspect_ai.model import (
@@ -248,3 +249,40 @@ class TeamScript:
         }
         values.update(self.leader)
         return json.dumps({key.strip(): values.get(key.strip(), "n/a") for key in keys.split(",")})
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serving(app: Any, port: int | None = None, *, timeout: float = 20.0) -> Iterator[str]:
+    """Serve an ASGI ``app`` (an A2A server, say) on 127.0.0.1 in a background thread; yields
+    its base URL and stops the server on exit."""
+    import threading
+    import time
+
+    import uvicorn
+
+    port = port or free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, name=f"serving:{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            raise RuntimeError(f"the test server on port {port} did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout)

@@ -20,9 +20,13 @@ def doctor_system_prompt(
             f"\nThe patient's personality type is {persona.mbti_type}. What that usually means for "
             f"how they decide:\n{mbti_prompt(persona.mbti_type)}"
         )
-    return render(
-        "doctor", "system.txt", brief=case.brief_for(persona.age, persona.gender), persona_note=note
-    )
+    return doctor_prompt_for_brief(case.brief_for(persona.age, persona.gender), note)
+
+
+def doctor_prompt_for_brief(brief: str, persona_note: str = "") -> str:
+    """The doctor's system message around a clinical brief (used where no persona is known,
+    as when a served doctor is sent a consultation by another benchmark)."""
+    return render("doctor", "system.txt", brief=brief, persona_note=persona_note)
 
 
 @agent(name="model_doctor")

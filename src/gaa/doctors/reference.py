@@ -29,6 +29,8 @@ from gaa.models import KnowledgeFact, MedicalCase
 from gaa.plugins import catalogue
 
 CASE_STORE_KEY = "gaa:case"
+PERSONA_STORE_KEY = "gaa:persona"
+"""Where the dialogue solver puts the case's full name and the persona (as JSON) for doctors."""
 
 Script = Callable[[MedicalCase, int], str]
 

@@ -1,0 +1,210 @@
+"""The A2A doctor: a remote doctor agent (an AgentBeats purple agent, or ``gaa serve doctor``)
+talked to over A2A, used like any local doctor (``-T doctor=a2a -T doctor_url=...``).
+
+Each sample keeps one A2A context id; each turn sends one text message in the layout of
+:mod:`gaa.a2a.layout` (the full dialogue so far), so agents written for the predecessor work
+unmodified. The reply is the agent's message text, or else the text of its artifacts; status
+texts ("working...") are never taken for the reply. A failed, rejected or cancelled task is an
+error. The dialogue solver owns the per-call timeout and the retries (3 attempts, exponential
+backoff, each recorded); this module bounds the reply (its size on the wire and its text) and
+the connections: at most ``connections`` requests are in flight to one URL at a time, however
+many personas run at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+from uuid import uuid4
+
+import httpx
+from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.helpers.proto_helpers import get_artifact_text, get_message_text, new_text_message
+from a2a.types.a2a_pb2 import AgentCard, Role, SendMessageRequest, StreamResponse
+from a2a.types.a2a_pb2 import TaskState as A2ATaskState
+from inspect_ai.agent import Agent, AgentState, agent
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelOutput
+from inspect_ai.util import concurrency, store
+
+from gaa._text import MAX_REPLY_CHARS
+from gaa.a2a.layout import render_request
+from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
+from gaa.errors import A2AError, UnusableReply
+from gaa.models import PatientPersona
+from gaa.plugins import catalogue
+
+DEFAULT_CONNECTIONS = 8
+"""Requests in flight to one doctor URL at a time (``-T doctor_connections``)."""
+MAX_CONNECTIONS = 256
+CONNECT_TIMEOUT = 10.0
+WIRE_ALLOWANCE = 1_000_000
+"""Bytes a reply may take on the wire beyond twice the request (events repeat the request)."""
+_ENDED = {
+    A2ATaskState.TASK_STATE_FAILED: "failed",
+    A2ATaskState.TASK_STATE_REJECTED: "was rejected",
+    A2ATaskState.TASK_STATE_CANCELED: "was cancelled",
+    A2ATaskState.TASK_STATE_AUTH_REQUIRED: "asks for authentication",
+}
+
+
+class ReplyTooLarge(A2AError):
+    """The agent's HTTP response went past the size limit."""
+
+
+class _BoundedStream(httpx.AsyncByteStream):
+    def __init__(self, stream: httpx.AsyncByteStream, limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._stream:
+            seen += len(chunk)
+            if seen > self._limit:
+                raise ReplyTooLarge(f"the reply is larger than {self._limit} bytes")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class _BoundedTransport(httpx.AsyncBaseTransport):
+    """An HTTP transport whose responses stop being read past ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+        self.limit = limit
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        response.stream = _BoundedStream(response.stream, self.limit)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _too_large(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ReplyTooLarge):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+async def resolve_card(http: httpx.AsyncClient, url: str) -> AgentCard:
+    """The agent card served at ``url`` (``/.well-known/agent-card.json``), or an
+    :class:`A2AError` saying why there is none."""
+    try:
+        return await A2ACardResolver(http, url).get_agent_card()
+    except Exception as exc:
+        raise A2AError(
+            f"no A2A agent card at {url.rstrip('/')}/.well-known/agent-card.json "
+            f"({_describe(exc)}); is the doctor agent running?"
+        ) from exc
+
+
+async def read_reply(events: AsyncIterator[StreamResponse]) -> str:
+    """The reply text of one ``send_message`` call: the agent's message, else its artifacts."""
+    message: str | None = None
+    artifacts: dict[str, str] = {}
+    async for event in events:
+        kind = event.WhichOneof("payload")
+        if kind == "message":
+            message = get_message_text(event.message)
+        elif kind == "task":
+            for artifact in event.task.artifacts:
+                artifacts[artifact.artifact_id] = get_artifact_text(artifact)
+            _check_state(event.task.status.state, event.task.status.message)
+        elif kind == "artifact_update":
+            update = event.artifact_update
+            text = get_artifact_text(update.artifact)
+            key = update.artifact.artifact_id
+            artifacts[key] = artifacts.get(key, "") + text if update.append else text
+        elif kind == "status_update":
+            _check_state(event.status_update.status.state, event.status_update.status.message)
+    if message is not None and message.strip():
+        return message
+    return "\n".join(text for text in artifacts.values() if text.strip())
+
+
+def _check_state(state: Any, message: Any) -> None:
+    if state in _ENDED:
+        said = get_message_text(message).strip() if message is not None else ""
+        raise A2AError(f"the doctor's task {_ENDED[state]}" + (f": {said[:300]}" if said else ""))
+
+
+def _history(state: AgentState) -> list[tuple[str, str]]:
+    turns: list[tuple[str, str]] = []
+    for message in state.messages:
+        if isinstance(message, ChatMessageSystem):
+            continue
+        if isinstance(message, ChatMessageUser):
+            turns.append(("patient", message.text))
+        elif isinstance(message, ChatMessageAssistant):
+            turns.append(("doctor", message.text))
+    return turns
+
+
+@agent(name="a2a_doctor")
+def a2a_doctor(
+    url: str,
+    connections: int = DEFAULT_CONNECTIONS,
+    max_reply_chars: int = MAX_REPLY_CHARS,
+) -> Agent:
+    """A remote A2A doctor agent at ``url`` (one context per sample: call once per sample)."""
+    base_url = url.rstrip("/")
+    context_id = f"gaa-{uuid4().hex}"
+    card: AgentCard | None = None
+
+    async def execute(state: AgentState) -> AgentState:
+        nonlocal card
+        case_name = store().get(CASE_STORE_KEY)
+        persona_data = store().get(PERSONA_STORE_KEY)
+        if case_name is None or persona_data is None:
+            raise A2AError("the A2A doctor runs inside the medical_dialogue solver only")
+        case = catalogue().cases.get(case_name).item
+        persona = PatientPersona.model_validate(persona_data)
+        request_text = render_request(
+            case, case_name, persona.age, persona.gender, _history(state)
+        )
+        limit = WIRE_ALLOWANCE + 2 * len(request_text.encode())
+        timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
+        async with (
+            concurrency(f"a2a doctor {base_url}", connections, visible=False),
+            httpx.AsyncClient(transport=_BoundedTransport(limit), timeout=timeout) as http,
+        ):
+            if card is None:
+                card = await resolve_card(http, base_url)
+            config = ClientConfig(httpx_client=http, streaming=card.capabilities.streaming)
+            client = ClientFactory(config).create(card)
+            message = new_text_message(request_text, context_id=context_id, role=Role.ROLE_USER)
+            try:
+                reply = await read_reply(client.send_message(SendMessageRequest(message=message)))
+            except Exception as exc:
+                if _too_large(exc):
+                    raise UnusableReply(
+                        f"the A2A doctor's reply is larger than {limit} bytes"
+                    ) from exc
+                if isinstance(exc, A2AError):
+                    raise
+                raise A2AError(f"the A2A doctor at {base_url} failed: {_describe(exc)}") from exc
+        if len(reply) > max_reply_chars:
+            raise UnusableReply(
+                f"the A2A doctor's reply has {len(reply)} characters (limit {max_reply_chars})"
+            )
+        label = f"a2a:{base_url}"
+        state.messages.append(ChatMessageAssistant(content=reply, model=label))
+        state.output = ModelOutput.from_content(model=label, content=reply)
+        return state
+
+    return execute
