@@ -355,3 +355,112 @@ def serve_doctor_command(
     click.echo(f"Serving doctor {doctor} over A2A at {url}")
     click.echo(f"Agent card: {url}.well-known/agent-card.json  (Ctrl-C stops)")
     run(app, host, port)
+
+
+@serve_group.command(name="green")
+@_HOST
+@click.option("--port", type=click.IntRange(1, 65535), required=True)
+@_CARD_URL
+@click.option("--log-dir", default="logs/green", show_default=True, help="Where eval logs go.")
+@_clear_errors
+def serve_green_command(host: str, port: int, card_url: str | None, log_dir: str) -> None:
+    """Serve the benchmark as an A2A assessor (green agent) until interrupted."""
+    from gaa.a2a._server import card_url as advertised
+    from gaa.a2a._server import run
+    from gaa.a2a.green_server import green_app
+
+    url = advertised(host, port, card_url)
+    click.echo(f"Serving the GAA assessor over A2A at {url} (logs in {log_dir}; Ctrl-C stops)")
+    run(green_app(url, log_dir), host, port)
+
+
+def _print_result(result: Any) -> None:
+    scores = {score.session_id: score for score in result.scores}
+    sessions = {session.session_id: session for session in result.sessions}
+    click.echo(f"\n{'persona':<16} {'overall':>7} {'outcome':<9} {'rounds':>6}  flags")
+    for session_id, score in sorted(scores.items()):
+        session = sessions.get(session_id)
+        persona = session.persona_id if session else session_id
+        rounds = sum(turn.speaker == "doctor" for turn in session.turns) if session else 0
+        flags = ", ".join(sorted({flag.split(":", 1)[0] for flag in score.flags})) or "-"
+        click.echo(
+            f"{persona:<16} {score.overall_score:>7.1f} {score.outcome:<9} {rounds:>6}  {flags}"
+        )
+    for persona, why in sorted(result.failed_personas.items()):
+        click.echo(f"{persona:<16} {'failed':>7}  {why}")
+    if result.mean_overall_score is not None:
+        click.echo(f"\nMean overall: {result.mean_overall_score:.2f}/100")
+    click.echo(f"\n{result.overall_summary}")
+    if result.log_location:
+        click.echo(f"\nLog: {result.log_location}")
+
+
+@main.command(name="run")
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--serve-only", is_flag=True, help="Start the agents and wait; no assessment.")
+@click.option("--show-logs", is_flag=True, help="Show the agents' own output here.")
+@click.option(
+    "--agent-logs",
+    default="logs/scenario",
+    show_default=True,
+    help="Where the agents' output goes without --show-logs (one file per agent).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(1, 3600),
+    default=60,
+    show_default=True,
+    help="Seconds to wait for the agents' cards.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the EvalResult JSON here.",
+)
+@_clear_errors
+def run_command(
+    scenario: str,
+    serve_only: bool,
+    show_logs: bool,
+    agent_logs: str,
+    timeout: float,
+    output: str | None,
+) -> None:
+    """Run an AgentBeats-style SCENARIO file: start its agents, assess, print the result."""
+    import asyncio
+    import time
+
+    from gaa.a2a.assess import send_assessment
+    from gaa.a2a.scenario import load_scenario, started, wait_ready
+    from gaa.models import EvalRequest
+
+    plan = load_scenario(scenario)
+    request = EvalRequest(
+        participants={role: agent.endpoint for role, agent in plan.participants.items()},
+        config=plan.config,
+    )
+    from pathlib import Path
+
+    with started(plan.agents, show_logs, Path(agent_logs)) as processes:
+        if processes:
+            click.echo(f"Started {', '.join(processes)}; waiting for their agent cards...")
+        wait_ready(plan.agents, processes, timeout, say=lambda text: click.echo(f"  {text}"))
+        if serve_only:
+            click.echo("Agents are up (--serve-only). Ctrl-C stops them.")
+            try:
+                while all(p.poll() is None for p in processes.values()):
+                    time.sleep(1)
+            except KeyboardInterrupt:
+                click.echo("Stopping.")
+            return
+        click.echo(f"Assessing {request.participants} with {plan.green.endpoint}...")
+        result = asyncio.run(
+            send_assessment(
+                plan.green.endpoint, request, on_status=lambda text: click.echo(f"  {text}")
+            )
+        )
+    _print_result(result)
+    if output:
+        Path(output).write_text(result.model_dump_json(indent=2), encoding="utf-8")
+        click.echo(f"EvalResult written to {output}")

@@ -267,7 +267,7 @@ class EvalRequest(_WireModel):
     def _urls(cls, value: dict[str, str]) -> dict[str, str]:
         for role, url in value.items():
             if not re.match(r"^https?://[^\s/]+", url):
-                raise ValueError(f"participant {role!r} has {url!r}, not an http(s) URL")
+                raise ValueError(f"participants.{role} must be an http(s) URL, not {url!r}")
         return value
 
 
@@ -281,3 +281,11 @@ class EvalResult(_WireModel):
     scores: list[PerformanceScore] = Field(default_factory=list)
     mean_overall_score: float | None = None
     overall_summary: str = ""
+    status: str | None = None
+    """How the eval ended (``success``, ``error``, ``cancelled``)."""
+    personas: list[str] = Field(default_factory=list)
+    """Every persona the assessment ran, scored or not."""
+    failed_personas: dict[str, str] = Field(default_factory=dict)
+    """Personas with no score, and why."""
+    log_location: str | None = None
+    """The Inspect log the numbers come from."""

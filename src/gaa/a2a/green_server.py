@@ -1,0 +1,316 @@
+"""``gaa serve green``: the benchmark as an A2A assessor (an AgentBeats "green" agent).
+
+Its input is an :class:`~gaa.models.EvalRequest` as JSON (also wrapped as
+``{"entity": "EvalRequest", "fields": {...}}``): ``participants.doctor`` is the doctor agent's
+URL; ``config`` takes ``persona_ids`` (ids, patterns or ``["all"]``), ``max_rounds``, and
+optionally ``cases``, ``patient`` (``scripted``/``model``), ``judge`` (``rules``/``panel``),
+``teamwork``, ``model_roles`` (``{"patient": ..., "judge": ...}``; a role given turns the
+matching part to its model by default) and ``doctor_connections``. A bad request fails the task
+with the field named. A good one runs ``medical_dialogue`` in-process (one assessment at a
+time; others wait), streams "Completed N/M personas", and ends with an ``EvalResult`` artifact
+(a data part, and the summary as text). Cancelling the task stops the eval.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from a2a.helpers.proto_helpers import (
+    new_data_part,
+    new_task_from_user_message,
+    new_text_message,
+    new_text_part,
+)
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types.a2a_pb2 import AgentCard
+from a2a.types.a2a_pb2 import TaskState as A2ATaskState
+from inspect_ai import eval_async
+from inspect_ai.hooks import Hooks, SampleEnd, hooks
+from pydantic import ValidationError
+from starlette.applications import Starlette
+
+from gaa._args import MAX_ROUNDS_LIMIT, ArgumentError, parse_int, split_list
+from gaa.a2a._server import a2a_app, agent_card
+from gaa.a2a.results import eval_result
+from gaa.benchmark import DEFAULT_DOCTOR_CONNECTIONS, medical_dialogue
+from gaa.dialogue import DEFAULT_MAX_ROUNDS
+from gaa.errors import GAAError
+from gaa.models import EvalRequest, EvalResult
+from gaa.personas import select_personas
+
+CONFIG_KEYS = frozenset(
+    {
+        "persona_ids",
+        "max_rounds",
+        "cases",
+        "patient",
+        "judge",
+        "teamwork",
+        "model_roles",
+        "doctor_connections",
+    }
+)
+MODEL_ROLES = frozenset({"patient", "judge", "constructor", "teamwork"})
+
+
+class RequestError(GAAError, ValueError):
+    """An EvalRequest the assessor cannot run; the message names the field."""
+
+
+@dataclass
+class Assessment:
+    """A checked EvalRequest: what ``medical_dialogue`` will run."""
+
+    doctor_url: str
+    task_args: dict[str, Any]
+    model_roles: dict[str, str] = field(default_factory=dict)
+    personas: list[str] = field(default_factory=list)
+
+
+def parse_eval_request(text: str) -> EvalRequest:
+    """The EvalRequest in a message's text (plain, or wrapped in ``entity``/``fields``)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RequestError(f"the request is not JSON ({exc.msg} at character {exc.pos})") from None
+    if isinstance(data, dict) and data.get("entity") == "EvalRequest" and "fields" in data:
+        data = data["fields"]
+    if not isinstance(data, dict):
+        raise RequestError("the request must be a JSON object with participants and config")
+    try:
+        return EvalRequest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "request"
+        said = str(first["msg"]).removeprefix("Value error, ")
+        raise RequestError(said if said.startswith(where) else f"{where}: {said}") from None
+
+
+def plan_assessment(request: EvalRequest) -> Assessment:
+    """Check every field of ``request`` and turn it into ``medical_dialogue`` arguments."""
+    if "doctor" not in request.participants:
+        raise RequestError(
+            "participants.doctor is missing: give the doctor agent's URL, e.g. "
+            '{"participants": {"doctor": "http://127.0.0.1:9019"}}'
+        )
+    config = request.config
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise RequestError(
+            f"config.{unknown[0]} is not a known setting; known: {', '.join(sorted(CONFIG_KEYS))}"
+        )
+    roles = config.get("model_roles") or {}
+    if not isinstance(roles, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in roles.items()
+    ):
+        raise RequestError('config.model_roles must map roles to model names, e.g. {"judge": "m"}')
+    if set(roles) - MODEL_ROLES:
+        wrong = sorted(set(roles) - MODEL_ROLES)[0]
+        raise RequestError(
+            f"config.model_roles.{wrong} is not a role; roles: {', '.join(sorted(MODEL_ROLES))}"
+        )
+    try:
+        rounds = parse_int(
+            "config.max_rounds", config.get("max_rounds", DEFAULT_MAX_ROUNDS), 1, MAX_ROUNDS_LIMIT
+        )
+        connections = parse_int(
+            "config.doctor_connections",
+            config.get("doctor_connections", DEFAULT_DOCTOR_CONNECTIONS),
+            1,
+            256,
+        )
+    except ArgumentError as exc:
+        raise RequestError(str(exc)) from None
+    ids = config.get("persona_ids", ["all"])
+    if isinstance(ids, str):
+        ids = [ids]
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or not ids:
+        raise RequestError('config.persona_ids must be a list of persona ids, e.g. ["all"]')
+    cases = config.get("cases")
+    try:
+        selected = select_personas(ids, cases)
+    except GAAError as exc:
+        raise RequestError(f"config.persona_ids: {exc}") from None
+    patient = config.get("patient", "model" if "patient" in roles else "scripted")
+    judge = config.get("judge", "panel" if "judge" in roles else "rules")
+    if patient not in ("model", "scripted"):
+        raise RequestError(f"config.patient must be model or scripted, not {patient!r}")
+    if judge not in ("panel", "rules"):
+        raise RequestError(f"config.judge must be panel or rules, not {judge!r}")
+    if patient == "model" and "patient" not in roles:
+        raise RequestError('config.patient is model but config.model_roles.patient is not given')
+    if judge == "panel" and not ({"judge", "teamwork"} & set(roles)):
+        raise RequestError('config.judge is panel but config.model_roles.judge is not given')
+    task_args: dict[str, Any] = {
+        "personas": [p.persona_id for p in selected],
+        "doctor": "a2a",
+        "doctor_url": request.participants["doctor"],
+        "doctor_connections": connections,
+        "max_rounds": rounds,
+        "patient": patient,
+        "judge": judge,
+    }
+    if cases is not None:
+        task_args["cases"] = split_list(cases)
+    if config.get("teamwork") is not None:
+        task_args["teamwork"] = config["teamwork"]
+    return Assessment(
+        doctor_url=request.participants["doctor"],
+        task_args=task_args,
+        model_roles={k: v.strip() for k, v in roles.items()},
+        personas=task_args["personas"],
+    )
+
+
+Progress = Callable[[SampleEnd], Awaitable[None]]
+_listeners: list[Progress] = []
+
+
+@hooks(name="gaa_assessment_progress", description="Progress of GAA A2A assessments")
+class _AssessmentProgress(Hooks):
+    """Forwards each finished sample to the assessment running in this process (if any)."""
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        for listener in list(_listeners):
+            await listener(data)
+
+
+def _quiet_display() -> None:
+    """No progress display in the server's terminal (eval_async would pick "plain")."""
+    from inspect_ai.util._display import display_type_initialized, init_display_type
+
+    if not display_type_initialized():
+        init_display_type("none")
+
+
+async def run_assessment(
+    plan: Assessment, log_dir: str, on_sample: Progress | None = None
+) -> EvalResult:
+    """Run the assessment in-process and read its EvalResult from the log."""
+    task = medical_dialogue(**plan.task_args)
+    _quiet_display()
+    if on_sample is not None:
+        _listeners.append(on_sample)
+    try:
+        [log] = await eval_async(
+            task,
+            model="none",
+            model_roles=dict(plan.model_roles) or None,
+            log_dir=log_dir,
+            log_level="warning",
+            # Inspect's control server is a second uvicorn server in this process: it would take
+            # the process's signals while the eval runs, and when it stops, sse-starlette reads
+            # its exit flag as this server's shutdown and cuts every open stream.
+            ctl_server=False,
+        )
+    finally:
+        if on_sample is not None:
+            _listeners.remove(on_sample)
+    return eval_result(log, plan.doctor_url)
+
+
+class GreenExecutor(AgentExecutor):
+    """Runs one assessment per task; a lock keeps them one at a time (Inspect runs one eval
+    per process at a time)."""
+
+    def __init__(self, log_dir: str = "logs/green") -> None:
+        self.log_dir = log_dir
+        self._lock = anyio.Lock()
+        self._running: dict[str, anyio.CancelScope] = {}
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.message is not None
+        task = context.current_task or new_task_from_user_message(context.message)
+        await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+
+        def say(text: str) -> Any:
+            return new_text_message(text, context_id=task.context_id, task_id=task.id)
+
+        try:
+            plan = plan_assessment(parse_eval_request(context.get_user_input()))
+        except RequestError as exc:
+            await updater.failed(say(f"Invalid EvalRequest: {exc}"))
+            return
+        total = len(plan.personas)
+        await updater.start_work(
+            say(f"Assessing {plan.doctor_url} on {total} personas (log dir {self.log_dir})")
+        )
+        done = 0
+        scope = anyio.CancelScope()
+        self._running[task.id] = scope
+
+        async def progress(_: SampleEnd) -> None:
+            nonlocal done
+            done += 1
+            if not scope.cancel_called:
+                await updater.update_status(
+                    A2ATaskState.TASK_STATE_WORKING, say(f"Completed {done}/{total} personas")
+                )
+
+        try:
+            if self._lock.locked():
+                await updater.update_status(
+                    A2ATaskState.TASK_STATE_WORKING, say("Waiting for the running assessment")
+                )
+            with scope:
+                async with self._lock:
+                    try:
+                        result = await run_assessment(plan, self.log_dir, progress)
+                    except Exception as exc:
+                        if not scope.cancel_called:
+                            await updater.failed(
+                                say(f"The assessment failed: {type(exc).__name__}: {exc}")
+                            )
+                        return
+        finally:
+            self._running.pop(task.id, None)
+        if scope.cancel_called:
+            return  # cancel() has reported the task cancelled; the log says "cancelled"
+        data = result.model_dump(mode="json")
+        await updater.add_artifact(
+            [new_text_part(result.overall_summary), new_data_part(data)], name="EvalResult"
+        )
+        if result.mean_overall_score is None:
+            await updater.failed(say(f"No persona was scored: {result.overall_summary}"))
+        else:
+            await updater.complete(
+                say(
+                    f"Assessment complete: mean overall {result.mean_overall_score:.2f} over "
+                    f"{len(result.scores)} of {total} personas"
+                )
+            )
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Stop the task's eval (Inspect writes its log as cancelled) and report it."""
+        if context.task_id:
+            scope = self._running.get(context.task_id)
+            if scope is not None:
+                scope.cancel()
+        if context.task_id and context.context_id:
+            await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
+
+
+def green_card(url: str) -> AgentCard:
+    return agent_card(
+        name="GAA medical dialogue assessor",
+        description=(
+            "Runs the GAA medical dialogue benchmark against a doctor agent: send an EvalRequest "
+            '(JSON: {"participants": {"doctor": URL}, "config": {"persona_ids": ["all"], '
+            '"max_rounds": 5}}), receive progress and an EvalResult.'
+        ),
+        url=url,
+        skill_id="assess_doctor",
+        skill_name="Assess a doctor agent",
+        examples=['{"participants": {"doctor": "http://127.0.0.1:9019"}, "config": {}}'],
+    )
+
+
+def green_app(url: str, log_dir: str = "logs/green") -> Starlette:
+    return a2a_app(GreenExecutor(log_dir), green_card(url))
