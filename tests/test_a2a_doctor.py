@@ -447,3 +447,68 @@ def test_the_remote_doctor_sees_the_persona_the_solver_stored(tmp_path: Any) -> 
     assert log.status == "success"
     persona = parse_persona_id("ESFJ_F_LUNG")
     assert seen == [{"age": persona.age, "gender": "female", "case": "gaa/lung_cancer"}]
+
+
+def test_a_served_model_doctor_sees_the_view_it_sees_in_process(tmp_path: Any) -> None:
+    from gaa.a2a.doctor_server import DoctorExecutor
+    from gaa.testing import ScriptedModel
+
+    def answer(messages: list[Any]) -> str:
+        return f"Reply {sum(m.role == 'assistant' for m in messages) + 1}: it is your decision."
+
+    local_doctor = ScriptedModel(answer)
+    [local] = eval(
+        medical_dialogue(doctor="model", personas="ISFJ_F_PNEUMO", max_rounds=3, **OFFLINE),
+        model=local_doctor.model,
+        log_dir=str(tmp_path / "local"),
+        display="none",
+    )
+    remote_doctor = ScriptedModel(answer)
+    executor = DoctorExecutor("model", {"model": remote_doctor.model})
+    port = free_port()
+    from gaa.a2a._server import a2a_app
+    from gaa.a2a.doctor_server import doctor_card
+
+    app = a2a_app(executor, doctor_card("gaa/model", f"http://127.0.0.1:{port}/"))
+    with serving(app, port) as url:
+        remote = run("a2a", tmp_path / "remote", personas="ISFJ_F_PNEUMO", max_rounds=3, doctor_url=url)
+    assert local.status == remote.status == "success"
+    assert len(local_doctor.calls) == len(remote_doctor.calls) == 3
+    for here, there in zip(local_doctor.calls, remote_doctor.calls, strict=True):
+        assert [(m.role, m.text) for m in there.messages] == [(m.role, m.text) for m in here.messages]
+    [local_sample], [remote_sample] = local.samples or [], remote.samples or []
+    assert overall(local_sample) == overall(remote_sample)
+
+
+def test_gaa_serve_doctor_refuses_what_it_cannot_serve() -> None:
+    from click.testing import CliRunner
+
+    from gaa.cli import main
+
+    cases = [
+        (["--doctor", "reference/nobody"], "reference/nobody"),
+        (["--doctor", "reference/exemplary", "--model", "openai/gpt-4o"], "does not take a model"),
+        (["--doctor", "litellm"], "needs a model: --model"),
+    ]
+    for arguments, message in cases:
+        result = CliRunner().invoke(main, ["serve", "doctor", *arguments, "--port", "1"])
+        assert result.exit_code == 1, result.output
+        assert message in result.output
+        assert "Traceback" not in result.output
+
+
+def test_the_litellm_doctor_is_the_model_doctor_on_a_litellm_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gaa._builtins.doctors as builtin_doctors
+    from gaa.a2a.doctor_server import doctor_factory_options
+    from gaa.plugins import catalogue
+
+    asked: list[str | None] = []
+    monkeypatch.setattr(builtin_doctors, "model_doctor", lambda model=None: asked.append(model))
+    options = doctor_factory_options("litellm", "openai/gpt-4o-mini")
+    assert options == {"model": "openai/gpt-4o-mini"}
+    factory = catalogue().doctors.get("litellm").item
+    factory(**options)
+    factory(model="litellm/anthropic/claude-3-5-haiku-latest")
+    assert asked == ["litellm/openai/gpt-4o-mini", "litellm/anthropic/claude-3-5-haiku-latest"]

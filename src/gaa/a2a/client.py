@@ -13,6 +13,7 @@ many personas run at once.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 from uuid import uuid4
@@ -68,11 +69,23 @@ class _BoundedStream(httpx.AsyncByteStream):
         await self._stream.aclose()
 
 
+_ssl_context: ssl.SSLContext | None = None
+
+
+def _shared_ssl_context() -> ssl.SSLContext:
+    """One TLS context for every call (building one takes milliseconds; it holds no state that
+    belongs to a connection or an event loop)."""
+    global _ssl_context
+    if _ssl_context is None:
+        _ssl_context = httpx.create_ssl_context()
+    return _ssl_context
+
+
 class _BoundedTransport(httpx.AsyncBaseTransport):
     """An HTTP transport whose responses stop being read past ``limit`` bytes."""
 
     def __init__(self, limit: int) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
+        self._inner = httpx.AsyncHTTPTransport(verify=_shared_ssl_context())
         self.limit = limit
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -185,7 +198,7 @@ def a2a_doctor(
         ):
             if card is None:
                 card = await resolve_card(http, base_url)
-            config = ClientConfig(httpx_client=http, streaming=card.capabilities.streaming)
+            config = ClientConfig(httpx_client=http, streaming=False)
             client = ClientFactory(config).create(card)
             message = new_text_message(request_text, context_id=context_id, role=Role.ROLE_USER)
             try:
