@@ -512,3 +512,39 @@ def test_the_litellm_doctor_is_the_model_doctor_on_a_litellm_model(
     factory(**options)
     factory(model="litellm/anthropic/claude-3-5-haiku-latest")
     assert asked == ["litellm/openai/gpt-4o-mini", "litellm/anthropic/claude-3-5-haiku-latest"]
+
+
+def test_the_served_doctor_streams_its_turn() -> None:
+    import httpx
+    from a2a.client import ClientConfig, ClientFactory
+    from a2a.helpers.proto_helpers import new_text_message
+    from a2a.types.a2a_pb2 import Role, SendMessageRequest
+
+    from gaa.a2a.client import read_reply, resolve_card
+    from gaa.a2a.layout import render_request
+    from gaa.plugins import catalogue
+
+    persona = parse_persona_id("ENTP_F_LUNG")
+    case = catalogue().cases.get("lung_cancer").item
+    text = render_request(case, "gaa/lung_cancer", persona.age, "female", [("patient", "Hi.")])
+
+    async def stream(url: str) -> tuple[list[str], str]:
+        async with httpx.AsyncClient(timeout=30) as http:
+            card = await resolve_card(http, url)
+            assert card.capabilities.streaming
+            client = ClientFactory(ClientConfig(httpx_client=http, streaming=True)).create(card)
+            message = new_text_message(text, context_id="c-1", role=Role.ROLE_USER)
+            events = [e async for e in client.send_message(SendMessageRequest(message=message))]
+            kinds = [e.WhichOneof("payload") for e in events]
+
+            async def replay() -> Any:
+                for event in events:
+                    yield event
+
+            return kinds, await read_reply(replay())
+
+    with served("reference/passive") as url:
+        kinds, reply = asyncio.run(stream(url))
+    assert kinds[0] == "task" and "artifact_update" in kinds and kinds[-1] == "status_update"
+    diagnosis = next(f for f in case.facts if f.kind == "diagnosis")
+    assert reply.startswith((diagnosis.said or diagnosis.statement)[:40])

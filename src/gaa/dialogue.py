@@ -3,7 +3,8 @@
 The patient opens. Each round: a doctor turn, its evidence validation, a patient turn. The
 dialogue stops when the patient accepts or firmly refuses, or after ``max_rounds``. A doctor
 that raises or times out is retried with exponential backoff (3 attempts, then the sample
-fails with a clear error); an empty reply gets one request to answer again. A patient that
+fails with a clear error); an empty reply, or one the doctor declares unusable
+(:class:`gaa.errors.UnusableReply`), gets one request to answer again. A patient that
 fails is retried once, then says a neutral scripted line (recorded). Every round is a span in
 the transcript; the :class:`~gaa.models.DialogueSession`, the validator's findings and the
 counts of retries, fallbacks and parse misses go into the sample store.
