@@ -464,3 +464,36 @@ def run_command(
     if output:
         Path(output).write_text(result.model_dump_json(indent=2), encoding="utf-8")
         click.echo(f"EvalResult written to {output}")
+
+
+@main.command(name="report")
+@click.argument("logs", nargs=-1, required=True)
+@click.option("--out", default="report", show_default=True, help="Directory to write into.")
+@click.option(
+    "--format",
+    "formats",
+    default="html,md,json",
+    show_default=True,
+    help="Comma-separated: html (one self-contained page), md, json.",
+)
+@_clear_errors
+def report_command(logs: Sequence[str], out: str, formats: str) -> None:
+    """Tables, pictures, an HTML page and a leaderboard from medical_dialogue LOGS.
+
+    LOGS are log files (.eval, .json) or directories (also remote ones Inspect reads, such as
+    s3://bucket/logs); several runs become a leaderboard.
+    """
+    from gaa.report import make_report
+
+    wanted = [name.strip() for name in formats.split(",") if name.strip()]
+    report, written = make_report(
+        list(logs), out, wanted, progress=lambda text: click.echo(text, err=True)
+    )
+    for warning in report.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    for run in report.runs:
+        click.echo(run.summary)
+    for path in written:
+        if path.suffix != ".png":
+            click.echo(f"Wrote {path}")
+    click.echo(f"Pictures: {sum(p.suffix == '.png' for p in written)} PNG files in {out}")

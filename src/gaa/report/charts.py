@@ -1,0 +1,142 @@
+"""The report's pictures (PNG bytes, drawn with matplotlib's file-only backend)."""
+
+from __future__ import annotations
+
+import io
+import math
+from statistics import pstdev
+from typing import Any
+
+from gaa.models import MBTI_TYPES
+from gaa.report.analysis import RunReport
+from gaa.report.leaderboard import LeaderboardRow
+from gaa.report.runs import GROUPS
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _png(figure: Any) -> bytes:
+    plt = _pyplot()
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="png", dpi=110)
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def heatmap(report: RunReport) -> bytes:
+    """Mean overall by MBTI type (rows) and case (columns)."""
+    plt = _pyplot()
+    rows = report.run.scored
+    cases = sorted({row.case for row in rows})
+    types = [t for t in MBTI_TYPES if any(row.mbti == t for row in rows)]
+    grid = [
+        [
+            (lambda values: sum(values) / len(values) if values else math.nan)(
+                [r.scores["overall"] for r in rows if r.mbti == mbti and r.case == case]
+            )
+            for case in cases
+        ]
+        for mbti in types
+    ]
+    figure, axes = plt.subplots(figsize=(2.2 + 1.4 * len(cases), 0.9 + 0.38 * len(types)))
+    image = axes.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
+    axes.set_xticks(range(len(cases)), cases)
+    axes.set_yticks(range(len(types)), types)
+    for i, line in enumerate(grid):
+        for j, value in enumerate(line):
+            if not math.isnan(value):
+                axes.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=8)
+    figure.colorbar(image, ax=axes, label="overall (0-100)")
+    axes.set_title(f"{report.run.doctor}: overall by type and case", fontsize=9)
+    return _png(figure)
+
+
+def group_scores(report: RunReport) -> bytes:
+    """The five group means (0-10) with their 95% intervals."""
+    plt = _pyplot()
+    summaries = [report.metrics[name] for name in GROUPS]
+    means = [0.0 if math.isnan(s.mean) else s.mean for s in summaries]
+    errors = [0.0 if math.isnan(s.high) else s.high - s.mean for s in summaries]
+    figure, axes = plt.subplots(figsize=(6, 3.2))
+    axes.bar([g.replace("_", "\n") for g in GROUPS], means, yerr=errors, capsize=4, color="#4c72b0")
+    axes.set_ylim(0, 10)
+    axes.set_ylabel("mean score (0-10), 95% interval")
+    axes.set_title(f"{report.run.doctor}: group scores", fontsize=9)
+    return _png(figure)
+
+
+def willingness(report: RunReport) -> bytes:
+    """Mean willingness after the opening and each round, per case, with +-1 SD."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(6, 3.2))
+    for case in sorted({row.case for row in report.run.scored}):
+        series = [row.willingness_by_round for row in report.run.scored if row.case == case]
+        length = max((len(s) for s in series), default=0)
+        xs, means, spread = [], [], []
+        for index in range(length):
+            values = [s[index] for s in series if index < len(s) and s[index] is not None]
+            if values:
+                xs.append(index)
+                means.append(sum(v for v in values if v is not None) / len(values))
+                spread.append(pstdev([float(v) for v in values if v is not None]))
+        axes.plot(xs, means, marker="o", label=case)
+        axes.fill_between(
+            xs, [m - s for m, s in zip(means, spread, strict=True)],
+            [m + s for m, s in zip(means, spread, strict=True)], alpha=0.15,
+        )  # fmt: skip
+    axes.set_xlabel("round (0 = the patient's opening)")
+    axes.set_ylabel("willingness (0-10)")
+    axes.set_ylim(0, 10)
+    axes.legend(fontsize=8)
+    axes.set_title(f"{report.run.doctor}: willingness by round (mean, +-1 SD)", fontsize=9)
+    return _png(figure)
+
+
+def criteria(report: RunReport, limit: int = 20) -> bytes:
+    """Met rate of the criteria most often not met."""
+    plt = _pyplot()
+    items = report.criteria_not_met[:limit]
+    figure, axes = plt.subplots(figsize=(7, 0.8 + 0.3 * max(len(items), 1)))
+    if items:
+        names = [criterion for criterion, _, _ in items][::-1]
+        rates = [100 * (judged - missed) / judged for _, missed, judged in items][::-1]
+        axes.barh(names, rates, color="#dd8452")
+        axes.set_xlim(0, 100)
+        axes.tick_params(axis="y", labelsize=7)
+    else:
+        axes.text(0.5, 0.5, "every judged criterion was met", ha="center", va="center")
+        axes.set_axis_off()
+    axes.set_xlabel("met in % of the personas where judged")
+    axes.set_title(f"{report.run.doctor}: criteria most often not met", fontsize=9)
+    return _png(figure)
+
+
+def leaderboard_chart(rows: list[LeaderboardRow]) -> bytes:
+    """Mean overall per doctor with its 95% interval; runs judged differently are hatched."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(7, 1.6 + 0.45 * len(rows)))
+    ordered = rows[::-1]
+    means = [0.0 if math.isnan(r.mean) else r.mean for r in ordered]
+    errors = [
+        [0.0 if math.isnan(r.low) else r.mean - r.low for r in ordered],
+        [0.0 if math.isnan(r.high) else r.high - r.mean for r in ordered],
+    ]
+    bars = axes.barh(
+        [f"{r.doctor}" for r in ordered], means, xerr=errors, capsize=3, color="#55a868"
+    )
+    for bar, row in zip(bars, ordered, strict=True):
+        if not row.comparable:
+            bar.set_hatch("//")
+            bar.set_color("#bbbbbb")
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("mean overall (0-100), 95% interval; hatched: judged differently")
+    axes.set_title("Leaderboard", fontsize=9)
+    return _png(figure)

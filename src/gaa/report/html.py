@@ -1,0 +1,85 @@
+"""One self-contained HTML page: the Markdown report's tables, pictures embedded as data URIs,
+no scripts, no styles or fonts fetched from anywhere (it reads offline, and from a file)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+       color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; }
+th { background: #f2f2f2; }
+img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
+code { background: #f5f5f5; padding: 0 0.2em; }
+.warning { color: #a00; font-weight: bold; }
+"""
+_IMAGE = re.compile(r"^!\[(.*)\]\((.*)\)$")
+_CODE = re.compile(r"`([^`]+)`")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def _inline(text: str) -> str:
+    escaped = html.escape(text, quote=False)
+    escaped = _CODE.sub(r"<code>\1</code>", escaped)
+    return _BOLD.sub(r"<strong>\1</strong>", escaped)
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()[1:-1]
+    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", inner)]
+
+
+def markdown_to_html(markdown: str, title: str, pictures: dict[str, bytes]) -> str:
+    """The page for a report written by :mod:`gaa.report.markdown` (its subset of Markdown:
+    headings, tables, lists, paragraphs, images); image paths are replaced by the PNG bytes."""
+    body: list[str] = []
+    lines = markdown.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("|"):
+            header = _cells(line)
+            index += 2  # the separator line
+            rows = []
+            while index < len(lines) and lines[index].startswith("|"):
+                rows.append(_cells(lines[index]))
+                index += 1
+            body.append("<table><thead><tr>")
+            body += [f"<th>{_inline(cell)}</th>" for cell in header]
+            body.append("</tr></thead><tbody>")
+            for row in rows:
+                body.append("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>")
+            body.append("</tbody></table>")
+            continue
+        image = _IMAGE.match(line)
+        if image:
+            alt, path = image.groups()
+            data = pictures.get(path)
+            if data is not None:
+                encoded = base64.b64encode(data).decode()
+                body.append(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">')
+        elif line.startswith("#"):
+            level = min(len(line) - len(line.lstrip("#")), 6)
+            body.append(f"<h{level}>{_inline(line.lstrip('#').strip())}</h{level}>")
+        elif line.startswith("- "):
+            items = []
+            while index < len(lines) and lines[index].startswith("- "):
+                items.append(f"<li>{_inline(lines[index][2:])}</li>")
+                index += 1
+            body.append("<ul>" + "".join(items) + "</ul>")
+            continue
+        elif line.startswith("**Warning:**"):
+            body.append(f'<p class="warning">{_inline(line)}</p>')
+        elif line.strip():
+            body.append(f"<p>{_inline(line)}</p>")
+        index += 1
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
