@@ -40,8 +40,19 @@ def test_quick_start_command_runs_as_written(command: str, tmp_path: Path) -> No
     argv = shlex.split(command)
     argv[0] = str(BIN / Path(argv[0]).name)
     env = {**os.environ, "INSPECT_LOG_DIR": str(tmp_path), "INSPECT_DISPLAY": "none"}
-    result = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    cwd = REPO
+    if argv[1:2] == ["report"]:
+        # the quick start runs it after make demo-offline: give it such logs, in a directory of
+        # its own so the checkout's logs/ is neither needed nor written to
+        cwd = tmp_path / "checkout"
+        cwd.mkdir()
+        demo = [str(BIN / "gaa"), "demo", "--personas", "INTJ_*", "--log-dir", "logs"]
+        subprocess.run([*demo, "--report", ""], cwd=cwd, check=True, timeout=900)
+    result = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-2000:]
+    if argv[1:2] == ["report"]:
+        page = (cwd / "report" / "index.html").read_text(encoding="utf-8")
+        assert "reference/exemplary" in page and "reference/pushy" in page
     if argv[1:2] == ["eval"]:
         [info] = list_eval_logs(str(tmp_path))
         log = read_eval_log(info)

@@ -273,6 +273,13 @@ def ablation_command(
 @click.option("--teamwork", default=None, help="Judge panel preset with --model [single].")
 @click.option("--log-dir", default="logs", show_default=True)
 @click.option(
+    "--report",
+    "report_dir",
+    default="report",
+    show_default=True,
+    help="Write the report of the runs here (gaa report); empty for none.",
+)
+@click.option(
     "--display",
     default=None,
     help="Inspect's progress display [offline: none; with --model: plain].",
@@ -286,6 +293,7 @@ def demo_command(
     max_rounds: int | None,
     teamwork: str | None,
     log_dir: str,
+    report_dir: str,
     display: str | None,
 ) -> None:
     """Compare doctors on a small benchmark run: offline, or on a real model with --model."""
@@ -309,7 +317,13 @@ def demo_command(
     click.echo("\nLogs:")
     for log in logs:
         click.echo(f"  {log.location}")
-    click.echo(f"\nBrowse them with: inspect view --log-dir {log_dir}")
+    click.echo(f"\nBrowse them with: {_inspect_command()} view --log-dir {log_dir}")
+    finished = [log for log in logs if log.status == "success"]
+    if report_dir and finished:
+        from gaa.report import make_report
+
+        make_report([log.location for log in finished], report_dir)
+        click.echo(f"Report: {report_dir}/index.html (also report.md and report.json there)")
     if failed:
         error = failed[0].error
         reason = error.message.strip().splitlines()[-1] if error and error.message else "unknown"
@@ -372,6 +386,21 @@ def serve_green_command(host: str, port: int, card_url: str | None, log_dir: str
     url = advertised(host, port, card_url)
     click.echo(f"Serving the GAA assessor over A2A at {url} (logs in {log_dir}; Ctrl-C stops)")
     run(green_app(url, log_dir), host, port)
+
+
+def _inspect_command() -> str:
+    """How to call Inspect from this shell: ``inspect`` when it is on PATH, else its path."""
+    import shutil
+    from pathlib import Path
+
+    here = Path(sys.executable).parent / "inspect"
+    found = shutil.which("inspect")
+    if found and Path(found).resolve() == here.resolve():
+        return "inspect"
+    try:
+        return str(here.relative_to(Path.cwd()))
+    except ValueError:
+        return str(here)
 
 
 def _print_result(result: Any) -> None:

@@ -5,9 +5,19 @@ Each message says what was wrong, where, and what would be right.
 
 from __future__ import annotations
 
+try:  # Inspect prints these as their message alone, without a traceback
+    from inspect_ai._util.error import PrerequisiteError as _InspectMessageError
+except ImportError:  # pragma: no cover - an Inspect without it prints a traceback instead
+    _InspectMessageError = Exception  # type: ignore[assignment,misc]
 
-class GAAError(Exception):
-    """Base class of every error GAA raises on purpose; the CLI prints these as one line."""
+
+class GAAError(_InspectMessageError):
+    """Base class of every error GAA raises on purpose; ``gaa`` and ``inspect eval`` print
+    these as their message, without a traceback."""
+
+    def __init__(self, message: object = "") -> None:
+        Exception.__init__(self, message)
+        self.message = str(message)
 
 
 class PluginError(GAAError):

@@ -6,6 +6,8 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 
+from gaa._roles import role_models
+from gaa.errors import GAAError
 from gaa.plugins import catalogue
 from gaa.qa.questions import load_medqa_jsonl
 from gaa.qa.scorer import teamwork_qa_scorer
@@ -14,6 +16,25 @@ from gaa.teamwork import TeamworkConfig
 
 DEFAULT_QUESTION_SET = "core"
 DEFAULT_TURNS = 2
+
+
+class NoModelError(GAAError, ValueError):
+    """medical_qa was started with no model for its agents."""
+
+
+def require_team_models() -> None:
+    """Fail before any sample runs when the agents would answer with Inspect's ``none`` model
+    (``--model none``): the teamwork engine needs a real model. Outside an eval, nothing to do."""
+    try:
+        models = role_models("teamwork")
+    except Exception:
+        return  # no eval running (the task is being built to be inspected)
+    if any(str(model) == "none/none" for model in models):
+        raise NoModelError(
+            "medical_qa needs a model for its agents and was given none: use --model <model> "
+            "(e.g. --model openai/gpt-4o-mini, or --model gaa-local/qwen2.5-0.5b offline after "
+            "make install-local), or --model-role teamwork=<model>"
+        )
 
 
 @task
@@ -26,8 +47,9 @@ def medical_qa(
     seed: int | None = None,
     structured_output: bool | None = None,
 ) -> Task:
-    """Build the task; bad arguments fail here, before any sample runs."""
+    """Build the task; bad arguments, and a missing model, fail here, before any sample runs."""
     config = TeamworkConfig.parse(teamwork, n_agents, n_turns)
+    require_team_models()
     if dataset:
         samples, name = load_medqa_jsonl(dataset), dataset
     else:
