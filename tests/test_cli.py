@@ -197,3 +197,28 @@ def test_a_failed_demo_run_is_one_short_line(tmp_path: Path, monkeypatch: pytest
     error = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert len(error) == 1 and "did not complete" in error[0]
     assert len(error[0]) < 1000 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["tasks/medical_qa.py", "--model", "none"], "medical_qa needs a model"),
+        (["tasks/medical_dialogue.py", "--model", "none", "-T", "max_rounds=99"], "max_rounds"),
+    ],
+)
+def test_inspect_eval_prints_gaa_errors_as_one_message(
+    arguments: list[str], message: str, tmp_path: Path
+) -> None:
+    inspect_bin = Path(sys.executable).parent / "inspect"
+    result = subprocess.run(
+        [str(inspect_bin), "eval", *arguments, "--log-dir", str(tmp_path)],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert message in output
+    assert "Traceback" not in output
+    assert not list(tmp_path.glob("*.eval"))  # failed before any sample ran
