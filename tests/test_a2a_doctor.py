@@ -245,7 +245,7 @@ def slow_once() -> Agent:
     async def execute(state: AgentState) -> AgentState:
         _calls["slow"] += 1
         if _calls["slow"] == 1:
-            await asyncio.sleep(4)
+            await asyncio.sleep(6)
         text = "I understand. It is your decision, and you can take your time."
         state.messages.append(ChatMessageAssistant(content=text))
         return state
@@ -285,7 +285,7 @@ def test_slow_doctor_times_out_then_the_retry_answers(tmp_path: Any) -> None:
     _calls["slow"] = 0
     with served("remote/slow") as url:
         log = run(
-            "a2a", tmp_path, personas="INTJ_M_PNEUMO", doctor_url=url, doctor_timeout=1, max_rounds=1
+            "a2a", tmp_path, personas="INTJ_M_PNEUMO", doctor_url=url, doctor_timeout=2, max_rounds=1
         )
     [sample] = log.samples or []
     assert sample.error is None, sample.error
@@ -548,3 +548,94 @@ def test_the_served_doctor_streams_its_turn() -> None:
     assert kinds[0] == "task" and "artifact_update" in kinds and kinds[-1] == "status_update"
     diagnosis = next(f for f in case.facts if f.kind == "diagnosis")
     assert reply.startswith((diagnosis.said or diagnosis.statement)[:40])
+
+
+def _gzipped(app: Any) -> Any:
+    """An agent whose reply is 200 MB of text in 200 KB of gzip."""
+    import gzip
+
+    bomb = gzip.compress(b'{"jsonrpc": "2.0", "id": 1, "result": {"x": "' + b"y" * 200_000_000)
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            headers = [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": bomb})
+            return
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+@pytest.mark.usefixtures("test_doctors")
+def test_a_compressed_reply_is_refused_not_unpacked(tmp_path: Any) -> None:
+    with served("remote/ok", wrap=_gzipped) as url:
+        log = run("a2a", tmp_path, personas="INTJ_M_PNEUMO", doctor_url=url)
+    [sample] = log.samples or []
+    assert sample.error is not None
+    errors = dialogue_stats(sample)["doctor_errors"]
+    assert len(errors) == 2 and all("compressed (gzip)" in error for error in errors)
+
+
+def test_waiting_for_a_connection_does_not_count_against_the_timeout(tmp_path: Any) -> None:
+    def wrap(app: Any) -> Any:
+        async def slow(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] == "http" and scope["method"] == "POST":
+                await asyncio.sleep(1.0)
+            await app(scope, receive, send)
+
+        return slow
+
+    personas = "INTJ_M_PNEUMO,ESFP_F_PNEUMO,ISTJ_F_LUNG,ENFP_M_LUNG"
+    with served("reference/exemplary", wrap=wrap) as url:
+        log = run(
+            "a2a",
+            tmp_path,
+            personas=personas,
+            doctor_url=url,
+            doctor_connections=1,
+            doctor_timeout=3,
+            max_rounds=1,
+        )
+    # one connection, four personas: the last waits about 3 s for its turn, then answers in 1
+    assert log.status == "success"
+    assert all(not dialogue_stats(s)["doctor_errors"] for s in log.samples or [])
+
+
+def test_reveal_persona_is_refused_for_a_remote_doctor() -> None:
+    with pytest.raises(BenchmarkConfigError, match="reveal_persona"):
+        medical_dialogue(doctor="a2a", doctor_url="http://127.0.0.1:9", reveal_persona=True)
+
+
+@pytest.mark.usefixtures("test_doctors")
+def test_asking_again_resends_the_dialogue_without_a_fake_patient_turn(tmp_path: Any) -> None:
+    received: list[str] = []
+
+    def wrap(app: Any) -> Any:
+        async def first_empty(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] == "http" and scope["method"] == "POST":
+                body, more = b"", True
+                while more:
+                    message = await receive()
+                    body += message.get("body", b"")
+                    more = message.get("more_body", False)
+                received.append(json.loads(body)["params"]["message"]["parts"][0]["text"])
+                sent = False
+
+                async def replay() -> dict[str, Any]:
+                    nonlocal sent
+                    if sent:
+                        return await receive()
+                    sent = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+
+                await app(scope, replay, send)
+                return
+            await app(scope, receive, send)
+
+        return first_empty
+
+    with served("remote/silent", wrap=wrap) as url:
+        run("a2a", tmp_path, personas="INTJ_M_PNEUMO", doctor_url=url)
+    assert len(received) == 2  # asked, then asked again
+    assert received[0] == received[1]  # the same dialogue, no "(Your last reply...)" turn

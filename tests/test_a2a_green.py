@@ -94,6 +94,14 @@ def test_a_valid_request_ends_with_an_eval_result_matching_the_log(tmp_path: Any
         ({"patient": "robot"}, "config.patient"),
         ({"model_roles": {"doctor": "openai/gpt-4o"}}, "config.model_roles.doctor"),
         ({"doctor_connections": 0}, "config.doctor_connections"),
+        ({"cases": 5}, "config.cases"),
+        ({"cases": []}, "config.cases"),
+        ({"cases": ""}, "config.cases"),
+        ({"persona_ids": [""]}, "config.persona_ids"),
+        ({"persona_ids": [7]}, "config.persona_ids"),
+        ({"teamwork": "bogus"}, "config.teamwork"),
+        ({"teamwork": 5}, "config.teamwork"),
+        ({"teamwork": {"a": 1}}, "config.teamwork"),
     ],
 )
 def test_an_invalid_config_is_refused_with_the_field_named(
@@ -119,11 +127,52 @@ def test_request_parsing_names_what_is_wrong() -> None:
     assert len(plan.personas) == 64
     assert plan.task_args["patient"] == "scripted" and plan.task_args["judge"] == "rules"
     roles = {"patient": "openai/gpt-4o-mini", "judge": "openai/gpt-4o-mini"}
-    plan = plan_assessment(
-        EvalRequest(participants={"doctor": "http://h:1"}, config={"model_roles": roles})
-    )
+    asking = EvalRequest(participants={"doctor": "http://h:1"}, config={"model_roles": roles})
+    with pytest.raises(RequestError, match=r"config\.model_roles\.\w+: this assessor does not"):
+        plan_assessment(asking)  # a caller may not spend the operator's keys by default
+    plan = plan_assessment(asking, allowed_models=["openai/*"])
     assert plan.task_args["patient"] == "model" and plan.task_args["judge"] == "panel"
     assert plan.model_roles == roles
+    with pytest.raises(RequestError, match=r"'hf/some/model'"):
+        plan_assessment(
+            EvalRequest(
+                participants={"doctor": "http://h:1"},
+                config={"model_roles": {"judge": "hf/some/model"}},
+            ),
+            allowed_models=["openai/*"],
+        )
+    operator = plan_assessment(
+        EvalRequest(participants={"doctor": "http://h:1"}),
+        default_roles={"judge": "anthropic/claude-3-5-haiku-latest"},
+    )
+    assert operator.task_args["judge"] == "panel" and operator.task_args["patient"] == "scripted"
+    assert operator.model_roles == {"judge": "anthropic/claude-3-5-haiku-latest"}
+
+
+def test_a_malformed_doctor_url_is_refused_before_anything_runs() -> None:
+    request = EvalRequest.model_construct(participants={"doctor": "http://x y"}, config={})
+    with pytest.raises(RequestError, match=r"participants\.doctor must be an http"):
+        plan_assessment(request)
+
+
+def test_a_failed_eval_fails_the_task_with_its_reason(tmp_path: Any) -> None:
+    green_port = free_port()
+    green = green_app(f"http://127.0.0.1:{green_port}/", str(tmp_path / "logs"))
+    nobody = f"http://127.0.0.1:{free_port()}"  # no doctor there: every persona fails
+    with serving(green, green_port) as green_url:
+        request = EvalRequest(
+            participants={"doctor": nobody},
+            config={"persona_ids": ["INTJ_M_PNEUMO", "ESFJ_F_LUNG"], "max_rounds": 1},
+        )
+        with pytest.raises(A2AError, match=r"ended with status error") as error:
+            asyncio.run(send_assessment(green_url, request))
+    assert "log:" in str(error.value)
+
+
+def test_an_oversized_request_is_refused_before_it_is_parsed(tmp_path: Any) -> None:
+    with agents(tmp_path) as (_, green_url):
+        response = httpx.post(green_url + "/", content=b"x" * 200_000, timeout=30)
+    assert response.status_code == 413
 
 
 def test_an_invalid_request_over_a2a_fails_the_task_with_the_field(tmp_path: Any) -> None:

@@ -140,3 +140,40 @@ def test_scenario_files_are_checked_with_the_field_named(
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ScenarioError, match=re.escape(message)):
         load_scenario(path)
+
+
+def test_a_port_already_in_use_stops_the_run_before_anything_starts(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        agents = [Agent("doctor", f"http://127.0.0.1:{port}", "gaa serve doctor --doctor x")]
+        with pytest.raises(ScenarioError, match="already listens"), started(agents, False):
+            pass
+
+
+def test_sigterm_stops_the_agents_it_started(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    green_port, doctor_port = free_port(), free_port()
+    scenario = write_scenario(tmp_path, green_port, doctor_port, "max_rounds = 1")
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "gaa", "run", str(scenario), "--serve-only",
+         "--agent-logs", str(tmp_path / "agents")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while not (listening(green_port) and listening(doctor_port)):
+            assert runner.poll() is None and time.monotonic() < deadline, "agents did not start"
+            time.sleep(0.2)
+        runner.send_signal(signal.SIGTERM)
+        runner.wait(60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert not listening(green_port) and not listening(doctor_port)

@@ -67,10 +67,15 @@ def persona_sample(persona: PatientPersona) -> Sample:
 
 
 def doctor_options(
-    doctor: str, factory: Callable[..., Any], url: str | None, connections: object
+    doctor: str,
+    factory: Callable[..., Any],
+    url: str | None,
+    connections: object,
+    timeout: float = DEFAULT_DOCTOR_TIMEOUT,
 ) -> dict[str, Any]:
-    """The keyword arguments for the doctor's factory: ``url`` and ``connections`` for a remote
-    doctor; every parameter the factory requires must be given, and no other."""
+    """The keyword arguments for the doctor's factory: ``url``, ``connections`` and ``timeout``
+    for a remote doctor (a doctor that takes ``timeout`` applies it itself, to its exchanges and
+    not to its queueing); every parameter the factory requires must be given, and no other."""
     options: dict[str, Any] = {}
     if url is not None and str(url).strip():
         url = str(url).strip()
@@ -88,6 +93,8 @@ def doctor_options(
             )
         except ArgumentError as exc:
             raise BenchmarkConfigError(str(exc)) from None
+    if "timeout" in parameters:
+        options["timeout"] = timeout
     if "url" in options and "url" not in parameters:
         raise BenchmarkConfigError(
             f"doctor {doctor} does not take doctor_url (it is for remote doctors: -T doctor=a2a)"
@@ -176,7 +183,14 @@ def medical_dialogue(
         structured = parse_optional_bool("structured_output", structured_output)
     except ArgumentError as exc:
         raise BenchmarkConfigError(str(exc)) from None
-    options = doctor_options(entry.full_name, entry.item, doctor_url, doctor_connections)
+    options = doctor_options(
+        entry.full_name, entry.item, doctor_url, doctor_connections, timeout
+    )
+    if "url" in options and flags["reveal_persona"]:
+        raise BenchmarkConfigError(
+            "reveal_persona does not reach a remote doctor (the A2A request has no personality "
+            "field); leave it false with doctor_url"
+        )
     if judge == "panel":
         TeamworkConfig.parse(teamwork)
     weight_values = parse_weights(weights) if weights else DEFAULT_WEIGHTS

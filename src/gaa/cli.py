@@ -376,16 +376,42 @@ def serve_doctor_command(
 @click.option("--port", type=click.IntRange(1, 65535), required=True)
 @_CARD_URL
 @click.option("--log-dir", default="logs/green", show_default=True, help="Where eval logs go.")
+@click.option(
+    "--model-role",
+    "model_roles",
+    multiple=True,
+    help="ROLE=MODEL the assessor uses unless a request names an allowed one, e.g. "
+    "patient=openai/gpt-4o-mini (roles: patient, judge, constructor, teamwork).",
+)
+@click.option(
+    "--allow-model",
+    "allowed_models",
+    multiple=True,
+    help="Glob of models a request may name in config.model_roles, e.g. 'openai/*' "
+    "(default: none; requests then use the assessor's own models or run offline).",
+)
 @_clear_errors
-def serve_green_command(host: str, port: int, card_url: str | None, log_dir: str) -> None:
+def serve_green_command(
+    host: str,
+    port: int,
+    card_url: str | None,
+    log_dir: str,
+    model_roles: Sequence[str],
+    allowed_models: Sequence[str],
+) -> None:
     """Serve the benchmark as an A2A assessor (green agent) until interrupted."""
     from gaa.a2a._server import card_url as advertised
     from gaa.a2a._server import run
-    from gaa.a2a.green_server import green_app
+    from gaa.a2a.green_server import MODEL_ROLES, green_app
 
+    roles: dict[str, str] = {}
+    for role, model in _model_roles(model_roles).items():
+        if role not in MODEL_ROLES or not isinstance(model, str):
+            raise GAAError(f"--model-role takes one of {', '.join(sorted(MODEL_ROLES))}=MODEL")
+        roles[role] = model
     url = advertised(host, port, card_url)
     click.echo(f"Serving the GAA assessor over A2A at {url} (logs in {log_dir}; Ctrl-C stops)")
-    run(green_app(url, log_dir), host, port)
+    run(green_app(url, log_dir, roles, allowed_models), host, port)
 
 
 def _inspect_command() -> str:

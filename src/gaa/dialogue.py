@@ -108,7 +108,7 @@ async def _ask_doctor(
     name: str,
     round_: int,
     retry_wait: float,
-    timeout: float,
+    timeout: float | None,
 ) -> str:
     reasked = False
     attempt = 0
@@ -291,7 +291,8 @@ def dialogue_solver(
                         name=entry.full_name,
                         round_=round_,
                         retry_wait=doctor_retry_wait,
-                        timeout=doctor_timeout,
+                        # a doctor that takes a timeout applies it itself (not to its queueing)
+                        timeout=None if "timeout" in options else doctor_timeout,
                     )
                 except DoctorFailure:
                     save()  # the store says why the sample failed

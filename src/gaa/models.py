@@ -283,6 +283,8 @@ class EvalResult(_WireModel):
     overall_summary: str = ""
     status: str | None = None
     """How the eval ended (``success``, ``error``, ``cancelled``)."""
+    error: str | None = None
+    """Why the eval ended in error, if it did."""
     personas: list[str] = Field(default_factory=list)
     """Every persona the assessment ran, scored or not."""
     failed_personas: dict[str, str] = Field(default_factory=dict)

@@ -13,11 +13,14 @@ from gaa.hookspecs import hookimpl
 DEFAULT_CONNECTIONS = 8
 
 
-def a2a_doctor(url: str, connections: int = DEFAULT_CONNECTIONS) -> Agent:
-    """The remote A2A doctor agent at ``url`` (a2a-sdk is imported only when it is used)."""
+def a2a_doctor(
+    url: str, connections: int = DEFAULT_CONNECTIONS, timeout: float | None = None
+) -> Agent:
+    """The remote A2A doctor agent at ``url`` (a2a-sdk is imported only when it is used);
+    ``timeout`` bounds each exchange, not the wait for a free connection."""
     from gaa.a2a.client import a2a_doctor as remote_doctor
 
-    return remote_doctor(url=url, connections=connections)
+    return remote_doctor(url=url, connections=connections, timeout=timeout)
 
 
 def litellm_doctor(model: str) -> Agent:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from a2a.server.agent_execution import AgentExecutor
+from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
-from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
+from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Task
 from starlette.applications import Starlette
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 PROTOCOL_VERSION = "1.0"
+DEFAULT_MAX_REQUEST_BYTES = 4_000_000
+"""A doctor request holds the whole dialogue: 20 rounds of 20,000-character turns fit."""
+MAX_TASKS_KEPT = 1_000
 
 
 def _version() -> str:
@@ -47,17 +52,82 @@ def agent_card(
     )
 
 
-def a2a_app(executor: AgentExecutor, card: AgentCard) -> Starlette:
+class BoundedTaskStore(InMemoryTaskStore):
+    """The in-memory task store, keeping the newest ``limit`` tasks: a server that runs for
+    weeks must not keep every consultation it ever answered."""
+
+    def __init__(self, limit: int = MAX_TASKS_KEPT) -> None:
+        super().__init__()
+        self.limit = limit
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        await super().save(task, context)
+        store = self._impl
+        with store.lock:
+            for tasks in store.tasks.values():
+                while len(tasks) > self.limit:
+                    del tasks[next(iter(tasks))]
+
+
+class RequestSizeLimit:
+    """Answers 413 to a request whose body is larger than ``limit`` bytes, before any of it is
+    parsed (the JSON-RPC route would read it whole)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await self._refuse(send)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        text = f"request larger than {self.limit} bytes".encode()
+        headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % len(text))]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": text})
+
+
+def a2a_app(
+    executor: AgentExecutor, card: AgentCard, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+) -> Starlette:
     """The agent card at ``/.well-known/agent-card.json`` and JSON-RPC at ``/`` (A2A 1.0, and
-    0.3 clients such as AgentBeats' on the same endpoint)."""
+    0.3 clients such as AgentBeats' on the same endpoint); request bodies are capped."""
     handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
+        agent_executor=executor, task_store=BoundedTaskStore(), agent_card=card
     )
     routes = [
         *create_agent_card_routes(card),
         *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.add_middleware(RequestSizeLimit, limit=max_request_bytes)
+    return app
 
 
 def card_url(host: str, port: int, public_url: str | None) -> str:

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from uuid import uuid4
 
+import anyio
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.helpers.proto_helpers import get_artifact_text, get_message_text, new_text_message
@@ -29,6 +30,7 @@ from inspect_ai.util import concurrency, store
 
 from gaa._text import MAX_REPLY_CHARS
 from gaa.a2a.layout import render_request
+from gaa.dialogue import REASK
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
 from gaa.errors import A2AError, UnusableReply
 from gaa.models import PatientPersona
@@ -89,7 +91,15 @@ class _BoundedTransport(httpx.AsyncBaseTransport):
         self.limit = limit
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers["Accept-Encoding"] = "identity"
         response = await self._inner.handle_async_request(request)
+        encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            await response.aclose()
+            # a compressed body would be unpacked after the size check: 1 MB of gzip can be 1 GB
+            raise ReplyTooLarge(
+                f"the reply is compressed ({encoding}) although an uncompressed one was asked for"
+            )
         assert isinstance(response.stream, httpx.AsyncByteStream)
         response.stream = _BoundedStream(response.stream, self.limit)
         return response
@@ -161,6 +171,8 @@ def _history(state: AgentState) -> list[tuple[str, str]]:
     for message in state.messages:
         if isinstance(message, ChatMessageSystem):
             continue
+        if isinstance(message, ChatMessageUser) and message.text == REASK:
+            continue  # asking again sends the same dialogue; the note is not the patient's
         if isinstance(message, ChatMessageUser):
             turns.append(("patient", message.text))
         elif isinstance(message, ChatMessageAssistant):
@@ -172,15 +184,19 @@ def _history(state: AgentState) -> list[tuple[str, str]]:
 def a2a_doctor(
     url: str,
     connections: int = DEFAULT_CONNECTIONS,
+    timeout: float | None = None,
     max_reply_chars: int = MAX_REPLY_CHARS,
 ) -> Agent:
-    """A remote A2A doctor agent at ``url`` (one context per sample: call once per sample)."""
+    """A remote A2A doctor agent at ``url`` (one context per sample: call once per sample).
+
+    ``timeout`` bounds each exchange with the agent, not the wait for one of the
+    ``connections`` (so many personas queued behind a slow agent do not time out waiting)."""
     base_url = url.rstrip("/")
+    exchange_timeout = timeout
     context_id = f"gaa-{uuid4().hex}"
     card: AgentCard | None = None
 
     async def execute(state: AgentState) -> AgentState:
-        nonlocal card
         case_name = store().get(CASE_STORE_KEY)
         persona_data = store().get(PERSONA_STORE_KEY)
         if case_name is None or persona_data is None:
@@ -191,26 +207,13 @@ def a2a_doctor(
             case, case_name, persona.age, persona.gender, _history(state)
         )
         limit = WIRE_ALLOWANCE + 2 * len(request_text.encode())
-        timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
+        http_timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
         async with (
             concurrency(f"a2a doctor {base_url}", connections, visible=False),
-            httpx.AsyncClient(transport=_BoundedTransport(limit), timeout=timeout) as http,
+            httpx.AsyncClient(transport=_BoundedTransport(limit), timeout=http_timeout) as http,
         ):
-            if card is None:
-                card = await resolve_card(http, base_url)
-            config = ClientConfig(httpx_client=http, streaming=False)
-            client = ClientFactory(config).create(card)
-            message = new_text_message(request_text, context_id=context_id, role=Role.ROLE_USER)
-            try:
-                reply = await read_reply(client.send_message(SendMessageRequest(message=message)))
-            except Exception as exc:
-                if _too_large(exc):
-                    raise UnusableReply(
-                        f"the A2A doctor's reply is larger than {limit} bytes"
-                    ) from exc
-                if isinstance(exc, A2AError):
-                    raise
-                raise A2AError(f"the A2A doctor at {base_url} failed: {_describe(exc)}") from exc
+            with anyio.fail_after(exchange_timeout):
+                reply = await exchange(http, request_text, limit)
         if len(reply) > max_reply_chars:
             raise UnusableReply(
                 f"the A2A doctor's reply has {len(reply)} characters (limit {max_reply_chars})"
@@ -219,5 +222,21 @@ def a2a_doctor(
         state.messages.append(ChatMessageAssistant(content=reply, model=label))
         state.output = ModelOutput.from_content(model=label, content=reply)
         return state
+
+    async def exchange(http: httpx.AsyncClient, request_text: str, limit: int) -> str:
+        nonlocal card
+        if card is None:
+            card = await resolve_card(http, base_url)
+        config = ClientConfig(httpx_client=http, streaming=False)
+        client = ClientFactory(config).create(card)
+        message = new_text_message(request_text, context_id=context_id, role=Role.ROLE_USER)
+        try:
+            return await read_reply(client.send_message(SendMessageRequest(message=message)))
+        except Exception as exc:
+            if _too_large(exc):
+                raise UnusableReply(f"the A2A doctor's reply was refused: {exc}") from exc
+            if isinstance(exc, A2AError):
+                raise
+            raise A2AError(f"the A2A doctor at {base_url} failed: {_describe(exc)}") from exc
 
     return execute

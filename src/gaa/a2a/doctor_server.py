@@ -26,7 +26,13 @@ from inspect_ai.util._store import init_subtask_store
 from starlette.applications import Starlette
 
 from gaa.a2a._server import a2a_app, agent_card
-from gaa.a2a.layout import DoctorRequest, LayoutError, match_case, parse_request
+from gaa.a2a.layout import (
+    DoctorRequest,
+    LayoutError,
+    match_case,
+    matched_by_id,
+    parse_request,
+)
 from gaa.doctors.model_doctor import doctor_prompt_for_brief
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
 from gaa.errors import GAAError
@@ -46,7 +52,9 @@ def _brief_from_fields(request: DoctorRequest) -> str:
 
 
 def doctor_view(request: DoctorRequest, case: MedicalCase | None) -> list[ChatMessage]:
-    """The doctor's view of the consultation, as ``medical_dialogue`` builds it in-process."""
+    """The doctor's view of the consultation, as ``medical_dialogue`` builds it in-process:
+    the case's own brief when ``case`` is given (the request came from GAA), else a brief made
+    of the request's own fields (another benchmark's facts are its own)."""
     if case is not None and request.age is not None:
         brief = case.brief_for(request.age, request.gender)
     else:
@@ -100,7 +108,7 @@ class DoctorExecutor(AgentExecutor):
         request = parse_request(text)
         cases = {entry.full_name: entry.item for entry in catalogue().cases}
         case_name = match_case(request, cases)
-        case = cases[case_name] if case_name else None
+        case = cases[case_name] if case_name and matched_by_id(request, cases) else None
         sample_store = Store()
         if case_name is not None:
             sample_store.set(CASE_STORE_KEY, case_name)

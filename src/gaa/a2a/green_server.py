@@ -13,8 +13,10 @@ time; others wait), streams "Completed N/M personas", and ends with an ``EvalRes
 
 from __future__ import annotations
 
+import fnmatch
 import json
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +37,7 @@ from inspect_ai.hooks import Hooks, SampleEnd, hooks
 from pydantic import ValidationError
 from starlette.applications import Starlette
 
-from gaa._args import MAX_ROUNDS_LIMIT, ArgumentError, parse_int, split_list
+from gaa._args import MAX_ROUNDS_LIMIT, ArgumentError, parse_int
 from gaa.a2a._server import a2a_app, agent_card
 from gaa.a2a.results import eval_result
 from gaa.benchmark import DEFAULT_DOCTOR_CONNECTIONS, medical_dialogue
@@ -43,6 +45,7 @@ from gaa.dialogue import DEFAULT_MAX_ROUNDS
 from gaa.errors import GAAError
 from gaa.models import EvalRequest, EvalResult
 from gaa.personas import select_personas
+from gaa.teamwork import TeamworkConfig
 
 CONFIG_KEYS = frozenset(
     {
@@ -57,6 +60,8 @@ CONFIG_KEYS = frozenset(
     }
 )
 MODEL_ROLES = frozenset({"patient", "judge", "constructor", "teamwork"})
+_HTTP_URL = re.compile(r"^https?://[^\s/]+(/\S*)?$")
+MAX_REQUEST_BYTES = 64_000
 
 
 class RequestError(GAAError, ValueError):
@@ -92,29 +97,64 @@ def parse_eval_request(text: str) -> EvalRequest:
         raise RequestError(said if said.startswith(where) else f"{where}: {said}") from None
 
 
-def plan_assessment(request: EvalRequest) -> Assessment:
-    """Check every field of ``request`` and turn it into ``medical_dialogue`` arguments."""
+def _names(field: str, value: Any) -> list[str]:
+    """A list of non-empty names (or one name) from the request, else a RequestError."""
+    items = [value] if isinstance(value, str) else value
+    if (
+        not isinstance(items, list)
+        or not items
+        or not all(isinstance(item, str) and item.strip() for item in items)
+    ):
+        raise RequestError(f"{field} must be a non-empty list of names, not {value!r}")
+    return [item.strip() for item in items]
+
+
+def _allowed(model: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(model, pattern) for pattern in patterns)
+
+
+def plan_assessment(
+    request: EvalRequest,
+    default_roles: dict[str, str] | None = None,
+    allowed_models: Sequence[str] = (),
+) -> Assessment:
+    """Check every field of ``request`` and turn it into ``medical_dialogue`` arguments.
+
+    ``default_roles`` are the operator's models (``gaa serve green --model-role``); a request
+    may name models of its own only where they match ``allowed_models`` (glob patterns): a
+    caller must not be able to spend the operator's keys or start local models at will."""
     if "doctor" not in request.participants:
         raise RequestError(
             "participants.doctor is missing: give the doctor agent's URL, e.g. "
             '{"participants": {"doctor": "http://127.0.0.1:9019"}}'
         )
+    doctor_url = request.participants["doctor"]
+    if not _HTTP_URL.match(doctor_url):
+        raise RequestError(f"participants.doctor must be an http(s) URL, not {doctor_url!r}")
     config = request.config
     unknown = sorted(set(config) - CONFIG_KEYS)
     if unknown:
         raise RequestError(
             f"config.{unknown[0]} is not a known setting; known: {', '.join(sorted(CONFIG_KEYS))}"
         )
-    roles = config.get("model_roles") or {}
-    if not isinstance(roles, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in roles.items()
+    asked = config.get("model_roles") or {}
+    if not isinstance(asked, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in asked.items()
     ):
         raise RequestError('config.model_roles must map roles to model names, e.g. {"judge": "m"}')
-    if set(roles) - MODEL_ROLES:
-        wrong = sorted(set(roles) - MODEL_ROLES)[0]
+    if set(asked) - MODEL_ROLES:
+        wrong = sorted(set(asked) - MODEL_ROLES)[0]
         raise RequestError(
             f"config.model_roles.{wrong} is not a role; roles: {', '.join(sorted(MODEL_ROLES))}"
         )
+    for role, model in asked.items():
+        if not _allowed(model.strip(), allowed_models):
+            raise RequestError(
+                f"config.model_roles.{role}: this assessor does not run {model!r} for requests "
+                f"(allowed: {', '.join(allowed_models) or 'none'}; its operator sets them with "
+                "gaa serve green --allow-model)"
+            )
+    roles = {**(default_roles or {}), **{k: v.strip() for k, v in asked.items()}}
     try:
         rounds = parse_int(
             "config.max_rounds", config.get("max_rounds", DEFAULT_MAX_ROUNDS), 1, MAX_ROUNDS_LIMIT
@@ -127,12 +167,8 @@ def plan_assessment(request: EvalRequest) -> Assessment:
         )
     except ArgumentError as exc:
         raise RequestError(str(exc)) from None
-    ids = config.get("persona_ids", ["all"])
-    if isinstance(ids, str):
-        ids = [ids]
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or not ids:
-        raise RequestError('config.persona_ids must be a list of persona ids, e.g. ["all"]')
-    cases = config.get("cases")
+    ids = _names("config.persona_ids", config.get("persona_ids", ["all"]))
+    cases = _names("config.cases", config["cases"]) if "cases" in config else None
     try:
         selected = select_personas(ids, cases)
     except GAAError as exc:
@@ -144,26 +180,36 @@ def plan_assessment(request: EvalRequest) -> Assessment:
     if judge not in ("panel", "rules"):
         raise RequestError(f"config.judge must be panel or rules, not {judge!r}")
     if patient == "model" and "patient" not in roles:
-        raise RequestError('config.patient is model but config.model_roles.patient is not given')
+        raise RequestError("config.patient is model but no patient model is given")
     if judge == "panel" and not ({"judge", "teamwork"} & set(roles)):
-        raise RequestError('config.judge is panel but config.model_roles.judge is not given')
+        raise RequestError("config.judge is panel but no judge model is given")
+    teamwork = config.get("teamwork")
+    if teamwork is not None:
+        if not isinstance(teamwork, str | list) or (
+            isinstance(teamwork, list) and not all(isinstance(t, str) for t in teamwork)
+        ):
+            raise RequestError(f"config.teamwork must be a preset name, not {teamwork!r}")
+        try:
+            TeamworkConfig.parse(teamwork)
+        except GAAError as exc:
+            raise RequestError(f"config.teamwork: {exc}") from None
     task_args: dict[str, Any] = {
         "personas": [p.persona_id for p in selected],
         "doctor": "a2a",
-        "doctor_url": request.participants["doctor"],
+        "doctor_url": doctor_url,
         "doctor_connections": connections,
         "max_rounds": rounds,
         "patient": patient,
         "judge": judge,
     }
     if cases is not None:
-        task_args["cases"] = split_list(cases)
-    if config.get("teamwork") is not None:
-        task_args["teamwork"] = config["teamwork"]
+        task_args["cases"] = cases
+    if teamwork is not None:
+        task_args["teamwork"] = teamwork
     return Assessment(
-        doctor_url=request.participants["doctor"],
+        doctor_url=doctor_url,
         task_args=task_args,
-        model_roles={k: v.strip() for k, v in roles.items()},
+        model_roles=roles,
         personas=task_args["personas"],
     )
 
@@ -219,8 +265,15 @@ class GreenExecutor(AgentExecutor):
     """Runs one assessment per task; a lock keeps them one at a time (Inspect runs one eval
     per process at a time)."""
 
-    def __init__(self, log_dir: str = "logs/green") -> None:
+    def __init__(
+        self,
+        log_dir: str = "logs/green",
+        model_roles: dict[str, str] | None = None,
+        allowed_models: Sequence[str] = (),
+    ) -> None:
         self.log_dir = log_dir
+        self.model_roles = dict(model_roles or {})
+        self.allowed_models = tuple(allowed_models)
         self._lock = anyio.Lock()
         self._running: dict[str, anyio.CancelScope] = {}
 
@@ -234,9 +287,11 @@ class GreenExecutor(AgentExecutor):
             return new_text_message(text, context_id=task.context_id, task_id=task.id)
 
         try:
-            plan = plan_assessment(parse_eval_request(context.get_user_input()))
-        except RequestError as exc:
-            await updater.failed(say(f"Invalid EvalRequest: {exc}"))
+            request = parse_eval_request(context.get_user_input())
+            plan = plan_assessment(request, self.model_roles, self.allowed_models)
+        except Exception as exc:  # a request must never escape as a raw server error
+            reason = str(exc) if isinstance(exc, GAAError) else f"{type(exc).__name__}: {exc}"
+            await updater.failed(say(f"Invalid EvalRequest: {reason}"))
             return
         total = len(plan.personas)
         await updater.start_work(
@@ -277,7 +332,13 @@ class GreenExecutor(AgentExecutor):
         await updater.add_artifact(
             [new_text_part(result.overall_summary), new_data_part(data)], name="EvalResult"
         )
-        if result.mean_overall_score is None:
+        if result.status != "success":
+            why = result.error or "no reason recorded"
+            where = result.log_location
+            await updater.failed(
+                say(f"The eval ended with status {result.status} ({why}); log: {where}")
+            )
+        elif result.mean_overall_score is None:
             await updater.failed(say(f"No persona was scored: {result.overall_summary}"))
         else:
             await updater.complete(
@@ -312,5 +373,13 @@ def green_card(url: str) -> AgentCard:
     )
 
 
-def green_app(url: str, log_dir: str = "logs/green") -> Starlette:
-    return a2a_app(GreenExecutor(log_dir), green_card(url))
+def green_app(
+    url: str,
+    log_dir: str = "logs/green",
+    model_roles: dict[str, str] | None = None,
+    allowed_models: Sequence[str] = (),
+) -> Starlette:
+    """The assessor's A2A app; ``model_roles`` are the operator's models, ``allowed_models``
+    the glob patterns of models a request may name."""
+    executor = GreenExecutor(log_dir, model_roles, allowed_models)
+    return a2a_app(executor, green_card(url), max_request_bytes=MAX_REQUEST_BYTES)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gaa._text import LINE_BREAKS
 from gaa.models import Gender, KnowledgeFact, MedicalCase
 
 INSTRUCTION = (
@@ -89,8 +90,9 @@ def _facts_text(facts: list[KnowledgeFact]) -> str:
 
 
 def _turn_text(text: str) -> str:
-    """A message kept on its lines but without blank lines (they separate turns)."""
-    return _BLANK_RUNS.sub("\n", text.strip())
+    """A message kept on its lines but without blank lines (they separate turns); every
+    line-break form becomes one newline first, so no break can fake a turn."""
+    return _BLANK_RUNS.sub("\n", LINE_BREAKS.sub("\n", text).strip())
 
 
 def render_request(
@@ -165,7 +167,7 @@ def _history(text: str) -> list[tuple[str, str]]:
 
 def parse_request(text: str) -> DoctorRequest:
     """Read a doctor request in the layout above (GAA's or the predecessor's)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = LINE_BREAKS.sub("\n", text)
     clinical = _section(text, CLINICAL_HEADER)
     if not clinical:
         raise LayoutError(f"the request has no '{CLINICAL_HEADER}' section with 'Key: value' lines")
@@ -180,8 +182,10 @@ def _simple(text: str) -> str:
 
 def match_case(request: DoctorRequest, cases: dict[str, MedicalCase]) -> str | None:
     """The full name of the registered case the request is about: by ``Case ID`` when GAA sent
-    it, else by the ``Medical Case`` name (case title, id or code, ignoring case and
-    punctuation; a unique partial match counts)."""
+    it, else by the ``Medical Case`` name: the case's title, id or code (ignoring case and
+    punctuation), or a name whose every word is a word of exactly one case's title
+    ("Pneumothorax", "Lung cancer"). A name with words of its own ("tension pneumothorax",
+    "small cell lung cancer, extensive stage") is another condition and matches nothing."""
     case_id = request.clinical.get("Case ID", "").strip()
     if case_id in cases:
         return case_id
@@ -195,9 +199,12 @@ def match_case(request: DoctorRequest, cases: dict[str, MedicalCase]) -> str | N
     ]
     if len(exact) == 1:
         return exact[0]
-    partial = [
-        full
-        for full, case in cases.items()
-        if name in _simple(case.title) or _simple(case.case_id) in name
-    ]
-    return partial[0] if len(partial) == 1 else None
+    words = set(name.split())
+    within = [full for full, case in cases.items() if words <= set(_simple(case.title).split())]
+    return within[0] if len(within) == 1 else None
+
+
+def matched_by_id(request: DoctorRequest, cases: dict[str, MedicalCase]) -> bool:
+    """Whether the request names its case by GAA's ``Case ID`` (it then came from GAA, and the
+    case's own brief is the one the doctor would get in-process)."""
+    return request.clinical.get("Case ID", "").strip() in cases

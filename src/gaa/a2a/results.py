@@ -108,6 +108,7 @@ def eval_result(log: EvalLog, doctor_url: str | None) -> EvalResult:
         mean_overall_score=mean_overall,
         overall_summary=summary_text(doctor_url, personas, scores, list(failed)),
         status=log.status,
+        error=(log.error.message.strip().splitlines() or [""])[-1][:500] if log.error else None,
         personas=personas,
         failed_personas=failed,
         log_location=log.location,

@@ -30,7 +30,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,36 @@ def command_line(cmd: str) -> list[str]:
     return argv
 
 
+def _listening(endpoint: str) -> bool:
+    """Whether something already accepts connections at the endpoint's host and port."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(endpoint)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((parts.hostname or "127.0.0.1", port)) == 0
+
+
+@contextmanager
+def _stopped_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run like Ctrl-C does, so the started agents are stopped."""
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with suppress(ValueError):  # not the main thread: signals stay as they are
+            previous[sig] = signal.signal(sig, interrupt)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 @contextmanager
 def started(
     agents: list[Agent], show_logs: bool, log_dir: Path | None = None
@@ -123,7 +153,17 @@ def started(
     goes to the terminal with ``show_logs``, else to ``<log_dir>/<agent>.log`` (if given)."""
     processes: dict[str, subprocess.Popen[bytes]] = {}
     files: list[Any] = []
-    try:
+    busy = [agent for agent in agents if agent.cmd and _listening(agent.endpoint)]
+    if busy:
+        names = ", ".join(f"{agent.name} ({agent.endpoint})" for agent in busy)
+        raise ScenarioError(
+            f"something already listens where the scenario starts {names}: stop it, or leave "
+            "out the agent's cmd to use the running one"
+        )
+    with ExitStack() as stack:
+        stack.enter_context(_stopped_on_signals())
+        stack.callback(_close, files)
+        stack.callback(stop, processes)
         for agent in agents:
             if agent.cmd:
                 output: Any = None
@@ -145,13 +185,16 @@ def started(
                         f"{agent.name}: cannot start {agent.cmd!r} ({exc})"
                     ) from exc
         yield processes
-    finally:
-        stop(list(processes.values()))
-        for file in files:
-            file.close()
 
 
-def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+def _close(files: list[Any]) -> None:
+    for file in files:
+        file.close()
+
+
+def stop(started: dict[str, subprocess.Popen[bytes]] | list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to every process (and its group), then SIGKILL after a grace period."""
+    processes = list(started.values()) if isinstance(started, dict) else list(started)
     for process in processes:
         if process.poll() is None:
             _signal(process, signal.SIGTERM)
@@ -191,11 +234,17 @@ def wait_ready(
                         f"({agent.cmd}); its output says why (--show-logs shows it)"
                     )
                 try:
-                    if http.get(agent.endpoint + CARD_PATH).status_code == 200:
-                        del waiting[name]
-                        say(f"{name} is ready at {agent.endpoint}")
+                    ready = http.get(agent.endpoint + CARD_PATH).status_code == 200
                 except httpx.HTTPError:
-                    pass
+                    ready = False
+                if ready and process is not None and process.poll() is not None:
+                    raise ScenarioError(
+                        f"{name} exited with status {process.returncode}, and another process "
+                        f"answers at {agent.endpoint}"
+                    )
+                if ready:
+                    del waiting[name]
+                    say(f"{name} is ready at {agent.endpoint}")
             if waiting and time.monotonic() > deadline:
                 names = ", ".join(f"{n} ({a.endpoint})" for n, a in waiting.items())
                 raise ScenarioError(f"no agent card after {timeout:g} s from: {names}")

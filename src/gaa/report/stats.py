@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass
 from statistics import NormalDist, fmean, stdev
 
+from gaa._stats import mcnemar_exact
+
 _T975 = (
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
     2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
@@ -68,11 +70,6 @@ def summarise(values: list[float]) -> Summary:
 
 
 def sign_test(differences: list[float]) -> float:
-    """Exact two-sided sign test p-value for paired differences (ties dropped); 1.0 if none."""
-    positive = sum(d > 0 for d in differences)
-    negative = sum(d < 0 for d in differences)
-    n = positive + negative
-    if n == 0:
-        return 1.0
-    tail: float = sum(math.comb(n, k) for k in range(min(positive, negative) + 1)) / 2**n
-    return min(1.0, 2.0 * tail)
+    """Exact two-sided sign test p-value for paired differences (ties dropped); 1.0 if none.
+    It is McNemar's exact test on the counts of positive and negative differences."""
+    return mcnemar_exact(sum(d > 0 for d in differences), sum(d < 0 for d in differences))
