@@ -1,0 +1,1 @@
+"""``judge_check``: how well a judge configuration agrees with labelled consultations."""
