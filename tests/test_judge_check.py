@@ -169,3 +169,23 @@ def test_a_twin_whose_labels_do_not_match_its_flips_is_refused(tmp_path: Path) -
         (tmp_path / path.name).write_text(text, encoding="utf-8")
     with pytest.raises(JudgeCheckDataError, match="flips lists"):
         load_consultations(tmp_path)
+
+
+def test_gaa_judge_check_compares_configurations(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gaa.cli import main
+    from gaa.judge_check.summary import read_rows
+
+    rules = run(tmp_path / "rules")
+    panel = run(tmp_path / "panel", "panel", copying(lambda consultation: LABELS[consultation]))
+    rows = {row.configuration: row for row in read_rows([str(tmp_path)])}
+    assert set(rows) == {"rules", f"panel single ({panel.eval.model_roles['judge'].model})"}  # type: ignore[index]
+    assert rows["rules"].values["kappa"] == pytest.approx(metric(rules, "gaa/agreement_kappa"))
+    assert rows["rules"].calls == 0
+    panel_row = next(row for name, row in rows.items() if name != "rules")
+    assert panel_row.values["kappa"] == pytest.approx(1.0)
+    assert panel_row.calls > 0 and panel_row.tokens > 0
+    result = CliRunner().invoke(main, ["judge-check", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1].startswith("panel single")  # best kappa first

@@ -552,3 +552,14 @@ def report_command(logs: Sequence[str], out: str, formats: str) -> None:
         if path.suffix != ".png":
             click.echo(f"Wrote {path}")
     click.echo(f"Pictures: {sum(p.suffix == '.png' for p in written)} PNG files in {out}")
+
+
+@main.command(name="judge-check")
+@click.argument("logs", nargs=-1, required=True)
+@_clear_errors
+def judge_check_command(logs: Sequence[str]) -> None:
+    """Compare judge configurations from judge_check LOGS (files or folders): agreement with
+    the labels, tier tau, twin sensitivity, control stability, calls and tokens each."""
+    from gaa.judge_check.summary import format_rows, read_rows
+
+    click.echo(format_rows(read_rows(list(logs))))

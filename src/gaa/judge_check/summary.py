@@ -1,0 +1,99 @@
+"""``gaa judge-check``: judge_check logs side by side, so a user can pick the cheapest judge
+configuration that agrees well enough."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+
+from gaa.errors import GAAError
+
+COLUMNS = (
+    ("balanced_accuracy", "bal.acc"),
+    ("kappa", "kappa"),
+    ("tier_tau", "tier tau"),
+    ("twin_sensitivity", "twins"),
+    ("control_stability", "controls"),
+)
+
+
+class JudgeCheckLogError(GAAError, ValueError):
+    """A log that is not a judge_check log, or no log at all."""
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    configuration: str
+    consultations: int
+    values: dict[str, float]
+    calls: float
+    tokens: float
+    location: str
+
+
+def _configuration(log: EvalLog) -> str:
+    metadata = log.eval.metadata or {}
+    judge = str(metadata.get("judge", "?"))
+    if judge == "rules":
+        return "rules"
+    roles = log.eval.model_roles or {}
+    model = getattr(roles.get("judge"), "model", None) or log.eval.model
+    return f"panel {metadata.get('teamwork') or 'all'} ({model})"
+
+
+def judge_row(log: EvalLog) -> JudgeRow:
+    if log.eval.task not in ("gaa/judge_check", "judge_check"):
+        raise JudgeCheckLogError(f"{log.location} is a log of {log.eval.task}, not judge_check")
+    values: dict[str, float] = {}
+    for score in log.results.scores if log.results else []:
+        for name, metric in score.metrics.items():
+            short = name.removeprefix("gaa/agreement_")
+            if short in dict(COLUMNS):
+                values[short] = float(metric.value)
+    samples = log.samples or []
+    calls = [
+        float((s.scores or {})["judge_check_scorer"].metadata["judge_calls"])  # type: ignore[index]
+        for s in samples
+        if s.scores and s.scores.get("judge_check_scorer") and s.error is None
+    ]
+    tokens = [sum(u.total_tokens for u in (s.model_usage or {}).values()) for s in samples]
+    return JudgeRow(
+        configuration=_configuration(log),
+        consultations=len(samples),
+        values=values,
+        calls=sum(calls) / len(calls) if calls else 0.0,
+        tokens=sum(tokens) / len(tokens) if tokens else 0.0,
+        location=log.location,
+    )
+
+
+def read_rows(paths: Sequence[str]) -> list[JudgeRow]:
+    locations: list[str] = []
+    for path in paths:
+        if path.endswith((".eval", ".json")):
+            locations.append(path)
+        else:
+            found = [info.name for info in list_eval_logs(path, recursive=True)]
+            if not found:
+                raise JudgeCheckLogError(f"{path} holds no Inspect logs")
+            locations += found
+    return [judge_row(read_eval_log(location)) for location in locations]
+
+
+def format_rows(rows: Sequence[JudgeRow]) -> str:
+    width = max([len("configuration"), *(len(r.configuration) for r in rows)])
+    header = f"{'configuration':<{width}} {'n':>3} " + " ".join(f"{t:>8}" for _, t in COLUMNS)
+    lines = [header + f" {'calls':>6} {'tokens':>8}"]
+    for row in sorted(rows, key=lambda r: -r.values.get("kappa", float("-inf"))):
+        cells = " ".join(
+            f"{row.values[k]:>8.2f}" if k in row.values and row.values[k] == row.values[k]
+            else f"{'-':>8}"
+            for k, _ in COLUMNS
+        )  # fmt: skip
+        lines.append(
+            f"{row.configuration:<{width}} {row.consultations:>3} {cells} "
+            f"{row.calls:>6.1f} {row.tokens:>8.0f}"
+        )
+    return "\n".join(lines)
