@@ -12,6 +12,7 @@ cannot rule on (the rules judge's ``unjudged``) are left out of every denominato
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from inspect_ai import Task, task
@@ -45,13 +46,14 @@ from gaa.judge_check.agreement import (
     stability,
     tier_tau,
 )
-from gaa.judge_check.data import Consultation, load_consultations
+from gaa.judge_check.data import Consultation, JudgeCheckDataError, load_consultations
 from gaa.models import DialogueSession, DialogueTurn, PatientPersona
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
 from gaa.teamwork import TeamworkConfig
 
 OUTCOMES = {"ACCEPT": "accepted", "REFUSE": "rejected"}
+logger = logging.getLogger(__name__)
 
 
 def consultation_sample(item: Consultation) -> Sample:
@@ -287,6 +289,17 @@ def judge_check(
     if judge == "panel":
         TeamworkConfig.parse(teamwork)
     items = load_consultations(consultations)
+    installed = {entry.item.case_id for entry in catalogue().cases}
+    skipped = sorted({item.case for item in items} - installed)
+    if skipped:
+        logger.warning(
+            "judge_check skips the consultations of cases not installed: %s (the example "
+            "plugin's small_aaa comes with pip install ./plugins/gaa-example-plugin)",
+            ", ".join(skipped),
+        )
+    items = [item for item in items if item.case in installed]
+    if not items:
+        raise JudgeCheckDataError("no labelled consultation is of an installed case")
     return Task(
         dataset=MemoryDataset([consultation_sample(i) for i in items], name="gaa-judge-check"),
         solver=load_consultation(),
@@ -297,5 +310,9 @@ def judge_check(
             weights=parse_weights(weights),
             structured_output=structured_output,
         ),
-        metadata={"judge": judge, "teamwork": teamwork if judge == "panel" else None},
+        metadata={
+            "judge": judge,
+            "teamwork": teamwork if judge == "panel" else None,
+            "skipped_cases": skipped,
+        },
     )
