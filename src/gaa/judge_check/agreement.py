@@ -58,13 +58,16 @@ class Judged:
 def pairs_of(
     items: Iterable[Judged], criteria: Iterable[str] | None = None
 ) -> list[tuple[str, str]]:
-    """(label, verdict) for every judged criterion (of ``criteria`` if given)."""
+    """(label, verdict) for every judged criterion (of ``criteria`` if given) whose label is
+    ``met`` or ``not_met``: where the clinicians found a criterion not relevant there is
+    nothing to agree on (a class of one or two labels would otherwise weigh as much as the
+    thousands of others in balanced accuracy)."""
     wanted = set(criteria) if criteria is not None else None
     return [
         (item.labels[c], verdict)
         for item in items
         for c, verdict in item.verdicts.items()
-        if (wanted is None or c in wanted) and c in item.labels
+        if (wanted is None or c in wanted) and item.labels.get(c) in ("met", "not_met")
     ]
 
 
