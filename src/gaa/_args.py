@@ -15,6 +15,8 @@ def split_list(value: str | Iterable[str] | None) -> list[str]:
     return [part.strip() for item in items for part in str(item).split(",") if part.strip()]
 
 
+HTTP_URL = re.compile(r"^https?://[^\s/]+(/\S*)?$")
+"""An http(s) URL with a host and no whitespace (a remote agent's address)."""
 MAX_ROUNDS_LIMIT = 20
 """More rounds than this is not a consultation (and costs minutes and memory a persona)."""
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +12,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from gaa._args import (
+    HTTP_URL,
     MAX_ROUNDS_LIMIT,
     ArgumentError,
     parse_bool,
@@ -43,7 +43,6 @@ MAX_RETRY_WAIT = 60.0
 MAX_DOCTOR_TIMEOUT = 3_600.0
 DEFAULT_DOCTOR_CONNECTIONS = 8
 MAX_DOCTOR_CONNECTIONS = 256
-_HTTP_URL = re.compile(r"^https?://[^\s/]+(/\S*)?$")
 """A failing persona does not stop the run; more than 20% failing (a systematic fault) does."""
 
 
@@ -79,7 +78,7 @@ def doctor_options(
     options: dict[str, Any] = {}
     if url is not None and str(url).strip():
         url = str(url).strip()
-        if not _HTTP_URL.match(url):
+        if not HTTP_URL.match(url):
             raise BenchmarkConfigError(f"doctor_url must be an http(s) URL, not {url!r}")
         options["url"] = url
     try:

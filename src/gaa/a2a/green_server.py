@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +36,7 @@ from inspect_ai.hooks import Hooks, SampleEnd, hooks
 from pydantic import ValidationError
 from starlette.applications import Starlette
 
-from gaa._args import MAX_ROUNDS_LIMIT, ArgumentError, parse_int
+from gaa._args import HTTP_URL, MAX_ROUNDS_LIMIT, ArgumentError, parse_int
 from gaa.a2a._server import a2a_app, agent_card
 from gaa.a2a.results import eval_result
 from gaa.benchmark import DEFAULT_DOCTOR_CONNECTIONS, medical_dialogue
@@ -60,7 +59,6 @@ CONFIG_KEYS = frozenset(
     }
 )
 MODEL_ROLES = frozenset({"patient", "judge", "constructor", "teamwork"})
-_HTTP_URL = re.compile(r"^https?://[^\s/]+(/\S*)?$")
 MAX_REQUEST_BYTES = 64_000
 
 
@@ -129,7 +127,7 @@ def plan_assessment(
             '{"participants": {"doctor": "http://127.0.0.1:9019"}}'
         )
     doctor_url = request.participants["doctor"]
-    if not _HTTP_URL.match(doctor_url):
+    if not HTTP_URL.match(doctor_url):
         raise RequestError(f"participants.doctor must be an http(s) URL, not {doctor_url!r}")
     config = request.config
     unknown = sorted(set(config) - CONFIG_KEYS)
