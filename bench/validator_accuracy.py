@@ -1,6 +1,7 @@
 """Precision and recall of the evidence validator on the labelled corpus.
 
     python bench/validator_accuracy.py [--corpus tests/data/validator_corpus] [--mistakes N]
+    python bench/validator_accuracy.py --validator model --model openai/gpt-4o-mini
 
 Prints one table per kind of finding (safety rules, consent items, stance, figures) with
 precision, recall and counts, marks the findings that bind a judge, and checks them against
@@ -14,8 +15,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from gaa.evidence.corpus import CorpusReport, Tally, measure_folders
+from gaa.evidence.corpus import CorpusReport, Tally, Validate, load_folders, measure
 from gaa.evidence.rules import contradicted_figures_binding, safety_rules
+from gaa.evidence.validator import TurnValidation, validate_turn
 
 ROOT = Path(__file__).resolve().parents[1]
 PRECISION_TARGET = 0.95
@@ -80,6 +82,37 @@ def report_tables(report: CorpusReport) -> list[str]:
     return missed
 
 
+def model_validations(corpora: list, model_name: str, concurrency: int) -> Validate:  # type: ignore[type-arg]
+    """Run the model validator on every item first (concurrently); look the results up."""
+    import asyncio
+
+    from inspect_ai.model import get_model
+
+    from gaa.evidence.model_validator import model_validate_turn
+
+    model = get_model(model_name)
+    results: dict[tuple[str, str], TurnValidation] = {}
+    fallbacks: list[str] = []
+
+    async def run_all() -> None:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(text: str, case: object) -> None:
+            async with gate:
+                checked = await model_validate_turn(text, case, model)  # type: ignore[arg-type]
+            results[(text, case.case_id)] = checked.validation  # type: ignore[attr-defined]
+            if checked.fallback:
+                fallbacks.append(checked.fallback)
+
+        await asyncio.gather(
+            *(one(item.text, case) for corpus, case in corpora for item in corpus.items)
+        )
+
+    asyncio.run(run_all())
+    print(f"Model validator {model_name}: {len(results)} items, {len(fallbacks)} fell back")
+    return lambda text, case: results[(text, case.case_id)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -91,8 +124,19 @@ def main() -> int:
     )
     parser.add_argument("--mistakes", type=int, default=0)
     parser.add_argument("--label", default="", help="only list mistakes whose label starts so")
+    parser.add_argument(
+        "--validator", choices=("rules", "model"), default="rules", help="the validator measured"
+    )
+    parser.add_argument("--model", default=None, help="the model of --validator model")
+    parser.add_argument("--concurrency", type=int, default=8, help="model calls at once")
     args = parser.parse_args()
-    report, files = measure_folders(*args.corpus)
+    corpora = load_folders(*args.corpus)
+    validate: Validate = validate_turn
+    if args.validator == "model":
+        if not args.model:
+            parser.error("--validator model needs --model <inspect model name>")
+        validate = model_validations(corpora, args.model, args.concurrency)
+    report, files = measure(corpora, validate), len(corpora)
     names = ", ".join(folder.name for folder in args.corpus)
     print(f"Validator corpus: {report.items} items in {files} files ({names})")
     missed = report_tables(report)

@@ -19,8 +19,9 @@ def judge_check(
     weights: str | list[str] = "20,25,30,15,10",
     structured_output: bool | None = None,
     consultations: str | None = None,
+    validator: str = "rules",
 ) -> Task:
     """Agreement of a judge with labelled consultations; see gaa.judge_check.task."""
     return build_judge_check(
-        judge, teamwork, safety_gate, weights, structured_output, consultations
+        judge, teamwork, safety_gate, weights, structured_output, consultations, validator
     )

@@ -6,6 +6,7 @@ surgical decision; a teamwork panel judges empathy, persuasion, safety, accuracy
         [-T personas=all|INTJ_M_PNEUMO,...|INTJ_*]
         [-T doctor=model|reference/exemplary|a2a|<plugin>/<name>]
         [-T doctor_url=http://host:port] [-T doctor_connections=8] [-T doctor_timeout=300]
+        [-T validator=rules|model]  (model: --model-role validator=<model>)
         [-T patient=model|scripted] [-T judge=panel|rules] [-T teamwork=all|base|C1..C8]
         [-T max_rounds=5] [-T reveal_persona=false] [-T safety_gate=true] [-T counterfactuals=false]
         [-T weights=20,25,30,15,10]  (empathy, persuasion, safety, accuracy, informed consent)
@@ -42,6 +43,7 @@ def medical_dialogue(
     doctor_url: str | None = None,
     doctor_connections: int = 8,
     doctor_timeout: float = 300.0,
+    validator: str = "rules",
 ) -> Task:
     """The medical dialogue benchmark; see gaa.benchmark.medical_dialogue."""
     return build_medical_dialogue(
@@ -63,4 +65,5 @@ def medical_dialogue(
         doctor_url,
         doctor_connections,
         doctor_timeout,
+        validator,
     )

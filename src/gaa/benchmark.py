@@ -30,6 +30,7 @@ from gaa.dialogue import (
     dialogue_solver,
 )
 from gaa.errors import GAAError
+from gaa.evidence.model_validator import require_validator_model
 from gaa.judge import JUDGES, dialogue_judge
 from gaa.models import PatientPersona
 from gaa.personas import select_personas
@@ -157,6 +158,7 @@ def medical_dialogue(
     doctor_url: str | None = None,
     doctor_connections: int = DEFAULT_DOCTOR_CONNECTIONS,
     doctor_timeout: float = DEFAULT_DOCTOR_TIMEOUT,
+    validator: str = "rules",
 ) -> Task:
     """The medical dialogue benchmark (parameters: see the README)."""
     selected = select_personas(personas, cases)
@@ -192,6 +194,10 @@ def medical_dialogue(
         )
     if judge == "panel":
         TeamworkConfig.parse(teamwork)
+    try:
+        require_validator_model(validator)
+    except ValueError as exc:
+        raise BenchmarkConfigError(str(exc)) from None
     weight_values = parse_weights(weights) if weights else DEFAULT_WEIGHTS
     return Task(
         dataset=MemoryDataset([persona_sample(p) for p in selected], name="gaa-personas"),
@@ -203,6 +209,7 @@ def medical_dialogue(
             doctor_retry_wait=retry_wait,
             doctor_timeout=timeout,
             doctor_options=options,
+            validator=validator,
             compose_patient=flags["compose_patient"],
             status_follow_up=flags["status_follow_up"],
             structured_output=structured,
@@ -219,6 +226,7 @@ def medical_dialogue(
         metadata={
             "doctor": entry.full_name,
             "doctor_url": options.get("url"),
+            "validator": validator,
             "patient": patient,
             "judge": judge,
             "teamwork": teamwork if judge == "panel" else None,

@@ -37,7 +37,8 @@ from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
 from gaa.errors import UnusableReply
-from gaa.evidence import DialogueEvidence, validate_turn
+from gaa.evidence import DialogueEvidence
+from gaa.evidence.model_validator import check_turn
 from gaa.models import Decision, DialogueSession, DialogueTurn, MedicalCase, Outcome, PatientPersona
 from gaa.patient import (
     ModelPatient,
@@ -84,6 +85,9 @@ class DialogueStats(BaseModel):
     sanitized: list[str] = Field(default_factory=list)
     doctor_truncations: int = 0
     """Doctor replies cut to the reply size limit."""
+    validator_notes: dict[str, list[str]] = Field(default_factory=dict)
+    """With the model validator: the rules it ``added``, the findings it ``dropped`` (quotes
+    not in the turn) and its ``fallbacks`` to the rules alone."""
     initial_willingness: int | None = None
     final_willingness: int | None = None
     final_decision: str = "UNDECIDED"
@@ -97,6 +101,7 @@ class DialogueStats(BaseModel):
         used += ["patient_neutral_line"] * self.patient_fallbacks
         used += ["patient_status_follow_up"] * self.status_follow_ups
         used += ["doctor_reply_truncated"] * self.doctor_truncations
+        used += ["validator_rules_only"] * len(self.validator_notes.get("fallbacks", []))
         return used
 
 
@@ -181,6 +186,7 @@ def dialogue_solver(
     status_follow_up: bool = True,
     structured_output: bool | None = None,
     doctor_options: dict[str, Any] | None = None,
+    validator: str = "rules",
 ) -> Solver:
     """Run the consultation; the sample's metadata names the persona and the case.
 
@@ -297,7 +303,7 @@ def dialogue_solver(
                 except DoctorFailure:
                     save()  # the store says why the sample failed
                     raise
-                validation = validate_turn(text, case)
+                validation = await check_turn(text, case, validator, stats.validator_notes)
                 evidence.add(validation)
                 clean, removed = sanitize_doctor_text(text)
                 stats.sanitized += removed

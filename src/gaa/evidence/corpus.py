@@ -12,7 +12,7 @@ item, for stance and for figures.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -191,14 +191,21 @@ def _score_claims(
             )
 
 
-def measure(corpora: Iterable[tuple[Corpus, MedicalCase]]) -> CorpusReport:
-    """Run the validator on every item and count agreement with its labels."""
+Validate = Callable[[str, MedicalCase], TurnValidation]
+"""A validator: the findings on one doctor text for one case."""
+
+
+def measure(
+    corpora: Iterable[tuple[Corpus, MedicalCase]], validate: Validate = validate_turn
+) -> CorpusReport:
+    """Run ``validate`` (the rules validator by default) on every item and count agreement
+    with its labels."""
     report = CorpusReport()
     rules = [rule.id for rule in safety_rules()]
     for corpus, case in corpora:
         for item in corpus.items:
             report.items += 1
-            validation = validate_turn(item.text, case)
+            validation = validate(item.text, case)
             text = " ".join(item.text.replace("\u2019", "'").split())
             expected = expected_flags(item, case)
             found = {flag.rule for flag in validation.flags}
@@ -228,10 +235,15 @@ def measure(corpora: Iterable[tuple[Corpus, MedicalCase]]) -> CorpusReport:
     return report
 
 
-def measure_folders(*folders: Path) -> tuple[CorpusReport, int]:
-    """Measure every ``*.yaml`` corpus in ``folders`` against the registered cases; returns the
-    report and the number of files read."""
+def load_folders(*folders: Path) -> list[tuple[Corpus, MedicalCase]]:
+    """Every ``*.yaml`` corpus in ``folders``, with its registered case."""
     cases = {entry.item.case_id: entry.item for entry in catalogue().cases}
     paths = [path for folder in folders for path in sorted(folder.glob("*.yaml"))]
-    corpora = [load_corpus(path) for path in paths]
-    return measure((corpus, cases[corpus.case]) for corpus in corpora), len(paths)
+    return [(corpus, cases[corpus.case]) for corpus in (load_corpus(path) for path in paths)]
+
+
+def measure_folders(*folders: Path, validate: Validate = validate_turn) -> tuple[CorpusReport, int]:
+    """Measure every ``*.yaml`` corpus in ``folders`` against the registered cases; returns the
+    report and the number of files read."""
+    corpora = load_folders(*folders)
+    return measure(corpora, validate), len(corpora)

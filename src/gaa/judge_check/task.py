@@ -35,7 +35,8 @@ from gaa._text import clean_text
 from gaa.benchmark import parse_weights
 from gaa.dialogue import EVIDENCE_KEY, SESSION_KEY, STATS_KEY, DialogueStats
 from gaa.doctors.reference import CASE_STORE_KEY
-from gaa.evidence import DialogueEvidence, validate_turn
+from gaa.evidence import DialogueEvidence
+from gaa.evidence.model_validator import check_turn, require_validator_model
 from gaa.judge import JUDGES, judge_dialogue
 from gaa.judge_check.agreement import (
     Judged,
@@ -73,8 +74,9 @@ def consultation_sample(item: Consultation) -> Sample:
 
 
 @solver
-def load_consultation() -> Solver:
-    """Put the labelled consultation in the store as the dialogue solver would have."""
+def load_consultation(validator: str = "rules") -> Solver:
+    """Put the labelled consultation in the store as the dialogue solver would have (its
+    doctor turns checked by ``validator``)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         item = Consultation.model_validate(state.metadata["consultation"])
@@ -91,7 +93,7 @@ def load_consultation() -> Solver:
         for number, turn in enumerate(item.turns):
             if turn.speaker == "doctor":
                 text = clean_text(turn.message)
-                validation = validate_turn(text, case)
+                validation = await check_turn(text, case, validator, stats.validator_notes)
                 evidence.add(validation)
                 stats.rounds += 1
                 session.turns.append(
@@ -281,9 +283,11 @@ def judge_check(
     weights: str | list[str] = "20,25,30,15,10",
     structured_output: bool | None = None,
     consultations: str | None = None,
+    validator: str = "rules",
 ) -> Task:
     """Measure a judge against labelled consultations (``consultations``: a folder of them;
-    default: the set shipped with GAA)."""
+    default: the set shipped with GAA), with the ``rules`` or ``model`` evidence validator."""
+    require_validator_model(validator)
     if judge not in JUDGES:
         raise ValueError(f"judge must be one of {', '.join(JUDGES)}, not {judge!r}")
     if judge == "panel":
@@ -302,7 +306,7 @@ def judge_check(
         raise JudgeCheckDataError("no labelled consultation is of an installed case")
     return Task(
         dataset=MemoryDataset([consultation_sample(i) for i in items], name="gaa-judge-check"),
-        solver=load_consultation(),
+        solver=load_consultation(validator),
         scorer=judge_check_scorer(
             judge=judge,
             teamwork=teamwork,
@@ -314,5 +318,6 @@ def judge_check(
             "judge": judge,
             "teamwork": teamwork if judge == "panel" else None,
             "skipped_cases": skipped,
+            "validator": validator,
         },
     )
