@@ -36,11 +36,15 @@ class JudgeRow:
 def _configuration(log: EvalLog) -> str:
     metadata = log.eval.metadata or {}
     judge = str(metadata.get("judge", "?"))
-    if judge == "rules":
-        return "rules"
     roles = log.eval.model_roles or {}
-    model = getattr(roles.get("judge"), "model", None) or log.eval.model
-    return f"panel {metadata.get('teamwork') or 'all'} ({model})"
+    if judge == "rules":
+        name = "rules"
+    else:
+        model = getattr(roles.get("judge"), "model", None) or log.eval.model
+        name = f"panel {metadata.get('teamwork') or 'all'} ({model})"
+    if metadata.get("validator") == "model":
+        name += f" + model validator ({getattr(roles.get('validator'), 'model', '?')})"
+    return name
 
 
 def judge_row(log: EvalLog) -> JudgeRow:

@@ -69,6 +69,7 @@ class Run:
     patient_models: str
     teamwork: str
     status: str
+    validator: str
     rows: list[PersonaRow]
     missing: list[str] = field(default_factory=list)
     """Personas in the dataset with no sample in the log (an interrupted or partial run)."""
@@ -84,7 +85,8 @@ class Run:
         patient = self.patient
         if patient != "scripted":
             patient = f"{patient} ({self.patient_models})"
-        return f"judge {judge}; patient {patient}"
+        validator = "" if self.validator in ("", "rules") else f"; validator {self.validator}"
+        return f"judge {judge}; patient {patient}{validator}"
 
     @property
     def scored(self) -> list[PersonaRow]:
@@ -186,6 +188,9 @@ def read_run(location: str) -> Run:
         patient_models=_role(log, "patient"),
         teamwork=str(metadata.get("teamwork") or ""),
         status=log.status,
+        validator=(
+            f"model ({_role(log, 'validator')})" if metadata.get("validator") == "model" else ""
+        ),
         rows=rows,
         missing=[persona for persona in expected if persona not in present],
         eval_id=log.eval.eval_id,
