@@ -186,9 +186,13 @@ def test_gaa_judge_check_compares_configurations(tmp_path: Path) -> None:
     panel_row = next(row for name, row in rows.items() if name != "rules")
     assert panel_row.values["kappa"] == pytest.approx(1.0)
     assert panel_row.calls > 0 and panel_row.tokens > 0
-    result = CliRunner().invoke(main, ["judge-check", str(tmp_path)])
+    result = CliRunner().invoke(main, ["judge-check", str(tmp_path), "--criteria"])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[1].startswith("panel single")  # best kappa first
+    # per criterion: the label-copying panel agrees fully where it ruled
+    panel_part = result.output.split(f"{panel_row.configuration}: per criterion", 1)[1]
+    line = next(x for x in panel_part.splitlines() if x.startswith("safety.no_coercion"))
+    assert line.split()[-2:] == ["1.00", "1.00"]
 
 
 def test_the_shipped_set_is_complete_and_the_rules_judge_runs_on_it(tmp_path: Path) -> None:

@@ -556,10 +556,17 @@ def report_command(logs: Sequence[str], out: str, formats: str) -> None:
 
 @main.command(name="judge-check")
 @click.argument("logs", nargs=-1, required=True)
+@click.option("--criteria", is_flag=True, help="Also print agreement per rubric criterion.")
 @_clear_errors
-def judge_check_command(logs: Sequence[str]) -> None:
+def judge_check_command(logs: Sequence[str], criteria: bool) -> None:
     """Compare judge configurations from judge_check LOGS (files or folders): agreement with
     the labels, tier tau, twin sensitivity, control stability, calls and tokens each."""
-    from gaa.judge_check.summary import format_rows, read_rows
+    from inspect_ai.log import read_eval_log
 
-    click.echo(format_rows(read_rows(list(logs))))
+    from gaa.judge_check.summary import criteria_table, format_rows, read_rows
+
+    rows = read_rows(list(logs))
+    click.echo(format_rows(rows))
+    if criteria:
+        for row in rows:
+            click.echo("\n" + criteria_table(read_eval_log(row.location)))

@@ -101,3 +101,27 @@ def format_rows(rows: Sequence[JudgeRow]) -> str:
             f"{row.calls:>6.1f} {row.tokens:>8.0f}"
         )
     return "\n".join(lines)
+
+
+def criteria_table(log: EvalLog) -> str:
+    """Balanced accuracy, kappa and count per rubric criterion for one judge_check log."""
+    from inspect_ai.scorer import SampleScore
+
+    from gaa.judge_check.task import _judged, criterion_agreement
+
+    scores = [
+        SampleScore(score=sample.scores["judge_check_scorer"], sample_id=sample.id)
+        for sample in log.samples or []
+        if sample.scores and "judge_check_scorer" in sample.scores
+    ]
+    table = criterion_agreement(_judged(scores))
+    width = max(len(name) for name in table)
+    lines = [f"{_configuration(log)}: per criterion", f"{'criterion':<{width}} {'n':>4} "
+             f"{'bal.acc':>8} {'kappa':>8}"]  # fmt: skip
+    for name, row in table.items():
+        ba, kappa = row["balanced_accuracy"], row["kappa"]
+        lines.append(
+            f"{name:<{width}} {row['n']:>4} "
+            f"{'-' if ba is None else f'{ba:.2f}':>8} {'-' if kappa is None else f'{kappa:.2f}':>8}"
+        )
+    return "\n".join(lines)
