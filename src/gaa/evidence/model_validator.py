@@ -119,7 +119,10 @@ async def check_turn(
     bound = model_roles().get(VALIDATOR_ROLE)
     model = bound[0] if isinstance(bound, list) and bound else bound
     if model is None or isinstance(model, list):
-        raise GAAError("validator=model needs a model of its own: --model-role validator=<model>")
+        raise GAAError(
+            "validator=model needs a model of its own: --model-role validator=<model> (the "
+            "model under test must not check its own turns)"
+        )
     checked = await model_validate_turn(text, case, model)
     notes.setdefault("added", []).extend(checked.added)
     notes.setdefault("dropped", []).extend(checked.dropped)
@@ -129,23 +132,7 @@ async def check_turn(
 
 
 def require_validator_model(validator: str) -> None:
-    """``validator=model`` needs its own model role: the model under test must not check
-    itself. Raises when the role is unbound (inside an eval; outside one, nothing to check)."""
+    """Check the validator's name (the ``validator`` role is checked when a turn is validated:
+    an unbound role fails the sample with a message saying how to bind it)."""
     if validator not in VALIDATORS:
         raise ValueError(f"validator must be one of {', '.join(VALIDATORS)}, not {validator!r}")
-    if validator != "model":
-        return
-    from inspect_ai.model import get_model, model_roles
-
-    from gaa.errors import GAAError
-
-    try:
-        get_model()  # raises outside an eval: the task is only being built, roles come later
-        bound = model_roles().get(VALIDATOR_ROLE)
-    except Exception:
-        return
-    if bound is None:
-        raise GAAError(
-            "validator=model needs a model of its own: --model-role validator=<model> "
-            "(the model under test must not check its own turns)"
-        )
