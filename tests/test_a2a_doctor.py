@@ -639,3 +639,36 @@ def test_asking_again_resends_the_dialogue_without_a_fake_patient_turn(tmp_path:
         run("a2a", tmp_path, personas="INTJ_M_PNEUMO", doctor_url=url)
     assert len(received) == 2  # asked, then asked again
     assert received[0] == received[1]  # the same dialogue, no "(Your last reply...)" turn
+
+
+def test_the_served_doctor_computes_at_most_max_concurrent_turns(tmp_path: Any) -> None:
+    busy = {"now": 0, "most": 0}
+
+    @agent(name="test_counting")
+    def counting() -> Agent:
+        async def execute(state: AgentState) -> AgentState:
+            busy["now"] += 1
+            busy["most"] = max(busy["most"], busy["now"])
+            await asyncio.sleep(0.2)
+            busy["now"] -= 1
+            state.messages.append(ChatMessageAssistant(content="It is your decision."))
+            return state
+
+        return execute
+
+    class Counting:
+        @hookimpl
+        def register_doctors(self, register: Callable[..., None]) -> None:
+            register("counting", counting)
+
+    with plugin_registered(Counting(), "remote"):
+        port = free_port()
+        app = doctor_app("remote/counting", f"http://127.0.0.1:{port}/", max_concurrent=1)
+        with serving(app, port) as url:
+            log = run(
+                "a2a", tmp_path, personas="I*_M_PNEUMO", doctor_url=url, max_rounds=1,
+                doctor_connections=8,
+            )  # fmt: skip
+    assert log.status == "success"
+    assert len(log.samples or []) == 8
+    assert busy["most"] == 1  # eight personas at once, one turn computed at a time

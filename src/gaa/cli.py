@@ -355,9 +355,21 @@ _CARD_URL = click.option(
 @_HOST
 @click.option("--port", type=click.IntRange(1, 65535), required=True)
 @_CARD_URL
+@click.option(
+    "--max-concurrent",
+    type=click.IntRange(1, 1024),
+    default=16,
+    show_default=True,
+    help="Doctor turns computed at once; more requests wait.",
+)
 @_clear_errors
 def serve_doctor_command(
-    doctor: str, model: str | None, host: str, port: int, card_url: str | None
+    doctor: str,
+    model: str | None,
+    host: str,
+    port: int,
+    card_url: str | None,
+    max_concurrent: int,
 ) -> None:
     """Serve the doctor DOCTOR as an A2A agent until interrupted."""
     from gaa.a2a._server import card_url as advertised
@@ -365,7 +377,7 @@ def serve_doctor_command(
     from gaa.a2a.doctor_server import doctor_app
 
     url = advertised(host, port, card_url)
-    app = doctor_app(doctor, url, model)
+    app = doctor_app(doctor, url, model, max_concurrent)
     click.echo(f"Serving doctor {doctor} over A2A at {url}")
     click.echo(f"Agent card: {url}.well-known/agent-card.json  (Ctrl-C stops)")
     run(app, host, port)

@@ -11,6 +11,7 @@ cannot read fails its task with a message saying what is missing.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from typing import Any
 
@@ -40,6 +41,7 @@ from gaa.models import MedicalCase
 from gaa.plugins import catalogue
 
 MAX_REQUEST_CHARS = 1_000_000
+DEFAULT_MAX_CONCURRENT = 16
 
 
 class ServeError(GAAError):
@@ -95,14 +97,25 @@ def doctor_factory_options(doctor: str, model: str | None) -> dict[str, Any]:
 class DoctorExecutor(AgentExecutor):
     """Answers each request with one turn of the doctor ``doctor``."""
 
-    def __init__(self, doctor: str, options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        doctor: str,
+        options: dict[str, Any] | None = None,
+        max_concurrent: int = DEFAULT_MAX_CONCURRENT,
+    ) -> None:
         entry = catalogue().doctors.get(doctor)
         self.doctor = entry.full_name
         self.factory = entry.item
         self.options = dict(options or {})
+        self.slots = asyncio.Semaphore(max_concurrent)
+        """Turns computed at once: more requests wait (a model doctor's provider has limits)."""
 
     async def reply(self, text: str) -> str:
         """The doctor's reply to one request message (raises on an unreadable request)."""
+        async with self.slots:
+            return await self._reply(text)
+
+    async def _reply(self, text: str) -> str:
         if len(text) > MAX_REQUEST_CHARS:
             raise LayoutError(f"the request is longer than {MAX_REQUEST_CHARS} characters")
         request = parse_request(text)
@@ -163,8 +176,11 @@ def doctor_card(doctor: str, url: str) -> AgentCard:
     )
 
 
-def doctor_app(doctor: str, url: str, model: str | None = None) -> Starlette:
-    """The A2A app serving ``doctor`` (``model`` for doctors that take one)."""
+def doctor_app(
+    doctor: str, url: str, model: str | None = None, max_concurrent: int = DEFAULT_MAX_CONCURRENT
+) -> Starlette:
+    """The A2A app serving ``doctor`` (``model`` for doctors that take one), computing at most
+    ``max_concurrent`` turns at once."""
     options = doctor_factory_options(doctor, model)
-    executor = DoctorExecutor(doctor, options)
+    executor = DoctorExecutor(doctor, options, max_concurrent)
     return a2a_app(executor, doctor_card(executor.doctor, url))
