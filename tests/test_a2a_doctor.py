@@ -4,6 +4,7 @@ that is down, slow, silent, verbose or dies mid-reply fails or recovers as the R
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -312,18 +313,31 @@ def test_empty_or_oversized_reply_is_asked_again_then_fails_the_sample(
         assert len(stats["doctor_errors"]) == 2
 
 
-def _huge_reply(app: Any) -> Any:
-    """An agent whose HTTP reply is 3 MB, whatever is asked."""
+def _canned(
+    make_body: Callable[[], bytes], headers: list[tuple[bytes, bytes]]
+) -> Callable[[Any], Any]:
+    """An agent that answers every POST with ``make_body()`` (made when the agent is served),
+    whatever is asked."""
 
-    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
-            body = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"x": "y" * 3_000_000}})
-            await send({"type": "http.response.start", "status": 200, "headers": []})
-            await send({"type": "http.response.body", "body": body.encode()})
-            return
-        await app(scope, receive, send)
+    def wrap(app: Any) -> Any:
+        body = make_body()
 
-    return wrapped
+        async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] == "http" and scope["method"] == "POST":
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+            await app(scope, receive, send)
+
+        return wrapped
+
+    return wrap
+
+
+_huge_reply = _canned(  # 3 MB on the wire
+    lambda: json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"x": "y" * 3_000_000}}).encode(),
+    [],
+)
 
 
 @pytest.mark.usefixtures("test_doctors")
@@ -336,6 +350,25 @@ def test_a_reply_too_large_on_the_wire_is_not_read_whole(tmp_path: Any) -> None:
     assert len(errors) == 2 and all("larger than" in error for error in errors)
 
 
+async def _read_posted(receive: Any) -> tuple[bytes, Any]:
+    """The whole body of a request, and a ``receive`` that gives it to the app again."""
+    body, more = b"", True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    sent = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return dict(await receive())
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return body, replay
+
+
 def _dies_for(marker: bytes) -> Callable[[Any], Any]:
     """An agent that dies mid-reply on every request containing ``marker``."""
 
@@ -344,25 +377,12 @@ def _dies_for(marker: bytes) -> Callable[[Any], Any]:
             if scope["type"] != "http" or scope["method"] != "POST":
                 await app(scope, receive, send)
                 return
-            body, more = b"", True
-            while more:
-                message = await receive()
-                body += message.get("body", b"")
-                more = message.get("more_body", False)
+            body, replay = await _read_posted(receive)
             if marker in body:
                 headers = [(b"content-type", b"application/json"), (b"content-length", b"500")]
                 await send({"type": "http.response.start", "status": 200, "headers": headers})
                 await send({"type": "http.response.body", "body": b'{"jsonr', "more_body": True})
                 raise RuntimeError("the doctor server died")
-            sent = False
-
-            async def replay() -> dict[str, Any]:
-                nonlocal sent
-                if sent:
-                    return await receive()
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-
             await app(scope, replay, send)
 
         return wrapped
@@ -550,21 +570,10 @@ def test_the_served_doctor_streams_its_turn() -> None:
     assert reply.startswith((diagnosis.said or diagnosis.statement)[:40])
 
 
-def _gzipped(app: Any) -> Any:
-    """An agent whose reply is 200 MB of text in 200 KB of gzip."""
-    import gzip
-
-    bomb = gzip.compress(b'{"jsonrpc": "2.0", "id": 1, "result": {"x": "' + b"y" * 200_000_000)
-
-    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
-            headers = [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")]
-            await send({"type": "http.response.start", "status": 200, "headers": headers})
-            await send({"type": "http.response.body", "body": bomb})
-            return
-        await app(scope, receive, send)
-
-    return wrapped
+_gzipped = _canned(  # 200 MB of text in 200 KB of gzip
+    lambda: gzip.compress(b'{"jsonrpc": "2.0", "id": 1, "result": {"x": "' + b"y" * 200_000_000),
+    [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")],
+)
 
 
 @pytest.mark.usefixtures("test_doctors")
@@ -614,21 +623,8 @@ def test_asking_again_resends_the_dialogue_without_a_fake_patient_turn(tmp_path:
     def wrap(app: Any) -> Any:
         async def first_empty(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] == "http" and scope["method"] == "POST":
-                body, more = b"", True
-                while more:
-                    message = await receive()
-                    body += message.get("body", b"")
-                    more = message.get("more_body", False)
+                body, replay = await _read_posted(receive)
                 received.append(json.loads(body)["params"]["message"]["parts"][0]["text"])
-                sent = False
-
-                async def replay() -> dict[str, Any]:
-                    nonlocal sent
-                    if sent:
-                        return await receive()
-                    sent = True
-                    return {"type": "http.request", "body": body, "more_body": False}
-
                 await app(scope, replay, send)
                 return
             await app(scope, receive, send)

@@ -3,7 +3,6 @@ the teamwork judge the scorer. Every argument is checked before any sample runs.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +28,7 @@ from gaa.dialogue import (
     PATIENTS,
     dialogue_solver,
 )
+from gaa.doctors._factory import accepted_options, required_options
 from gaa.errors import GAAError
 from gaa.evidence.model_validator import require_validator_model
 from gaa.judge import JUDGES, dialogue_judge
@@ -82,10 +82,7 @@ def doctor_options(
         if not HTTP_URL.match(url):
             raise BenchmarkConfigError(f"doctor_url must be an http(s) URL, not {url!r}")
         options["url"] = url
-    try:
-        parameters = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        parameters = {}  # type: ignore[assignment]
+    parameters = accepted_options(factory)
     if "connections" in parameters:
         try:
             options["connections"] = parse_int(
@@ -99,13 +96,7 @@ def doctor_options(
         raise BenchmarkConfigError(
             f"doctor {doctor} does not take doctor_url (it is for remote doctors: -T doctor=a2a)"
         )
-    required = [
-        name
-        for name, parameter in parameters.items()
-        if parameter.default is inspect.Parameter.empty
-        and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
-        and name not in options
-    ]
+    required = [name for name in required_options(factory) if name not in options]
     if required == ["url"]:
         raise BenchmarkConfigError(
             f"doctor {doctor} needs the agent's address: -T doctor_url=http://host:port"

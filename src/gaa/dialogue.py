@@ -36,7 +36,7 @@ from gaa._roles import role_model, structured_for
 from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
-from gaa.errors import UnusableReply
+from gaa.errors import UnusableReply, describe
 from gaa.evidence import DialogueEvidence
 from gaa.evidence.model_validator import check_turn
 from gaa.models import Decision, DialogueSession, DialogueTurn, MedicalCase, Outcome, PatientPersona
@@ -137,7 +137,7 @@ async def _ask_doctor(
         except Exception as exc:
             if ends_sample(exc):
                 raise
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            error = describe(exc)
             if isinstance(exc, TimeoutError):
                 error = f"timed out ({error})"
             stats.doctor_errors.append(f"round {round_}, attempt {attempt}: {error}")
@@ -170,7 +170,8 @@ async def _ask_doctor(
         attempt -= 1  # an empty reply is re-asked, not retried
 
 
-def _outcome(decision: str) -> Outcome:
+def outcome_of(decision: str) -> Outcome:
+    """The session outcome a patient's last decision means."""
     return {"ACCEPT": "accepted", "REFUSE": "rejected"}.get(decision, "uncertain")  # type: ignore[return-value]
 
 
@@ -253,7 +254,7 @@ def dialogue_solver(
         def save() -> None:
             """Keep the store current, so a sample stopped by a limit can still be judged."""
             stats.final_decision, stats.final_willingness = decision, willingness
-            session.final_outcome = _outcome(decision)
+            session.final_outcome = outcome_of(decision)
             state.store.set(SESSION_KEY, session.model_dump(mode="json"))
             state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
             state.store.set(STATS_KEY, stats.model_dump(mode="json"))

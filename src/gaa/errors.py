@@ -20,6 +20,12 @@ class GAAError(_InspectMessageError):
         self.message = str(message)
 
 
+def describe(exc: BaseException) -> str:
+    """``Type: message``, or the type alone when the exception says nothing."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class PluginError(GAAError):
     """A plugin failed to import, registered something invalid, or implements an unknown hook."""
 

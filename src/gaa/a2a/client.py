@@ -32,7 +32,7 @@ from gaa._text import MAX_REPLY_CHARS
 from gaa.a2a.layout import render_request
 from gaa.dialogue import REASK
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
-from gaa.errors import A2AError, UnusableReply
+from gaa.errors import A2AError, UnusableReply, describe
 from gaa.models import PatientPersona
 from gaa.plugins import catalogue
 
@@ -108,11 +108,6 @@ class _BoundedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def _too_large(exc: BaseException) -> bool:
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -132,7 +127,7 @@ async def resolve_card(http: httpx.AsyncClient, url: str) -> AgentCard:
     except Exception as exc:
         raise A2AError(
             f"no A2A agent card at {url.rstrip('/')}/.well-known/agent-card.json "
-            f"({_describe(exc)}); is the doctor agent running?"
+            f"({describe(exc)}); is the doctor agent running?"
         ) from exc
 
 
@@ -237,6 +232,6 @@ def a2a_doctor(
                 raise UnusableReply(f"the A2A doctor's reply was refused: {exc}") from exc
             if isinstance(exc, A2AError):
                 raise
-            raise A2AError(f"the A2A doctor at {base_url} failed: {_describe(exc)}") from exc
+            raise A2AError(f"the A2A doctor at {base_url} failed: {describe(exc)}") from exc
 
     return execute

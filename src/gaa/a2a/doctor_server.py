@@ -12,7 +12,6 @@ cannot read fails its task with a message saying what is missing.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from typing import Any
 
 from a2a.helpers.proto_helpers import new_task_from_user_message, new_text_message, new_text_part
@@ -34,6 +33,7 @@ from gaa.a2a.layout import (
     matched_by_id,
     parse_request,
 )
+from gaa.doctors._factory import accepted_options, required_options
 from gaa.doctors.model_doctor import doctor_prompt_for_brief
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
 from gaa.errors import GAAError
@@ -73,20 +73,11 @@ def doctor_view(request: DoctorRequest, case: MedicalCase | None) -> list[ChatMe
 def doctor_factory_options(doctor: str, model: str | None) -> dict[str, Any]:
     """The factory options ``--model`` turns into (for doctors that take a ``model``)."""
     factory = catalogue().doctors.get(doctor).item
-    try:
-        parameters = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        parameters = {}  # type: ignore[assignment]
     if model is not None:
-        if "model" not in parameters:
+        if "model" not in accepted_options(factory):
             raise ServeError(f"doctor {doctor} does not take a model; leave out --model")
         return {"model": model}
-    needed = [
-        name
-        for name, parameter in parameters.items()
-        if parameter.default is inspect.Parameter.empty
-        and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
-    ]
+    needed = required_options(factory)
     if needed == ["model"]:
         raise ServeError(f"doctor {doctor} needs a model: --model <name>")
     if needed:

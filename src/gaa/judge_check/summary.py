@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log
 
 from gaa.errors import GAAError
 
@@ -74,16 +74,9 @@ def judge_row(log: EvalLog) -> JudgeRow:
 
 
 def read_rows(paths: Sequence[str]) -> list[JudgeRow]:
-    locations: list[str] = []
-    for path in paths:
-        if path.endswith((".eval", ".json")):
-            locations.append(path)
-        else:
-            found = [info.name for info in list_eval_logs(path, recursive=True)]
-            if not found:
-                raise JudgeCheckLogError(f"{path} holds no Inspect logs")
-            locations += found
-    return [judge_row(read_eval_log(location)) for location in locations]
+    from gaa.report.runs import log_locations
+
+    return [judge_row(read_eval_log(location)) for location in log_locations(paths)]
 
 
 def format_rows(rows: Sequence[JudgeRow]) -> str:
@@ -107,14 +100,14 @@ def criteria_table(log: EvalLog) -> str:
     """Balanced accuracy, kappa and count per rubric criterion for one judge_check log."""
     from inspect_ai.scorer import SampleScore
 
-    from gaa.judge_check.task import _judged, criterion_agreement
+    from gaa.judge_check.task import criterion_agreement, judged_items
 
     scores = [
         SampleScore(score=sample.scores["judge_check_scorer"], sample_id=sample.id)
         for sample in log.samples or []
         if sample.scores and "judge_check_scorer" in sample.scores
     ]
-    table = criterion_agreement(_judged(scores))
+    table = criterion_agreement(judged_items(scores))
     width = max(len(name) for name in table)
     lines = [f"{_configuration(log)}: per criterion", f"{'criterion':<{width}} {'n':>4} "
              f"{'bal.acc':>8} {'kappa':>8}"]  # fmt: skip

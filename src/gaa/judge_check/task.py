@@ -32,8 +32,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from gaa._rubric import GROUPS, load_rubric
 from gaa._scoring import DEFAULT_WEIGHTS
 from gaa._text import clean_text
-from gaa.benchmark import parse_weights
-from gaa.dialogue import EVIDENCE_KEY, SESSION_KEY, STATS_KEY, DialogueStats
+from gaa.benchmark import parse_weights, persona_sample
+from gaa.dialogue import EVIDENCE_KEY, SESSION_KEY, STATS_KEY, DialogueStats, outcome_of, stored
 from gaa.doctors.reference import CASE_STORE_KEY
 from gaa.evidence import DialogueEvidence
 from gaa.evidence.model_validator import check_turn, require_validator_model
@@ -53,19 +53,18 @@ from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
 from gaa.teamwork import TeamworkConfig
 
-OUTCOMES = {"ACCEPT": "accepted", "REFUSE": "rejected"}
 logger = logging.getLogger(__name__)
 
 
 def consultation_sample(item: Consultation) -> Sample:
-    persona = parse_persona_id(item.persona)
-    case = catalogue().cases.get(persona.medical_case)
+    """The consultation's sample: the persona's metadata (as in medical_dialogue) and the
+    labelled consultation."""
+    persona = persona_sample(parse_persona_id(item.persona)).metadata or {}
     return Sample(
         id=item.id,
         input=f"Judge the consultation {item.id} ({item.kind}, tier {item.tier}).",
         metadata={
-            "case_name": case.full_name,
-            "persona": persona.model_dump(mode="json"),
+            **persona,
             "consultation": item.model_dump(mode="json"),
             "kind": item.kind,
             "tier": item.tier,
@@ -119,7 +118,7 @@ def load_consultation(validator: str = "rules") -> Solver:
                 )
             )
         stats.final_decision, stats.final_willingness = decision, willingness
-        session.final_outcome = OUTCOMES.get(decision, "uncertain")  # type: ignore[assignment]
+        session.final_outcome = outcome_of(decision)
         state.store.set(SESSION_KEY, session.model_dump(mode="json"))
         state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
         state.store.set(STATS_KEY, stats.model_dump(mode="json"))
@@ -128,7 +127,8 @@ def load_consultation(validator: str = "rules") -> Solver:
     return solve
 
 
-def _judged(scores: list[SampleScore]) -> list[Judged]:
+def judged_items(scores: list[SampleScore]) -> list[Judged]:
+    """The scored consultations, as the agreement measures read them."""
     items = []
     for sample_score in scores:
         data = sample_score.score.metadata or {}
@@ -159,7 +159,7 @@ def agreement() -> Metric:
     """Pooled balanced accuracy and kappa, tier tau-b, twin sensitivity, control stability."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        items = _judged(scores)
+        items = judged_items(scores)
         pairs = pairs_of(items)
         share, _ = sensitivity(items)
         return {
@@ -178,7 +178,7 @@ def group_agreement() -> Metric:
     """Balanced accuracy per rubric group."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        items = _judged(scores)
+        items = judged_items(scores)
         rubric = load_rubric()
         return {
             group: _number(
@@ -197,7 +197,7 @@ def twin_families() -> Metric:
     """Twin sensitivity per change family."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        _, families = sensitivity(_judged(scores))
+        _, families = sensitivity(judged_items(scores))
         return families
 
     return compute
@@ -226,12 +226,10 @@ def judge_check_scorer(
     """Run the judge as medical_dialogue does; compare its verdicts with the labels."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        item = Consultation.model_validate(state.metadata["consultation"])
-        persona = PatientPersona.model_validate(state.metadata["persona"])
-        case = catalogue().cases.get(state.metadata["case_name"]).item
-        session = DialogueSession.model_validate(state.store.get(SESSION_KEY))
-        evidence = DialogueEvidence.model_validate(state.store.get(EVIDENCE_KEY))
-        stats = DialogueStats.model_validate(state.store.get(STATS_KEY))
+        session, evidence, stats, sample = stored(state)
+        item = Consultation.model_validate(sample["consultation"])
+        persona = PatientPersona.model_validate(sample["persona"])
+        case = catalogue().cases.get(sample["case_name"]).item
         judgement = await judge_dialogue(
             session,
             evidence,

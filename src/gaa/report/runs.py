@@ -15,6 +15,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from gaa.errors import GAAError
+from gaa.summary import doctor_label
 
 TASK_NAMES = frozenset({"gaa/medical_dialogue", "medical_dialogue"})
 METRICS = ("overall", "empathy", "persuasion", "safety", "accuracy", "informed_consent")
@@ -173,8 +174,6 @@ def read_run(location: str) -> Run:
             "gaa report reads medical_dialogue logs only"
         )
     metadata = log.eval.metadata or {}
-    from gaa.summary import doctor_label
-
     rows = [persona_row(sample) for sample in log.samples or []]
     present = {row.persona for row in rows}
     expected = [str(i) for i in (log.eval.dataset.sample_ids or [])]
