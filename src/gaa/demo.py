@@ -94,6 +94,22 @@ def plan_demo(
     )
 
 
+LOCAL_PREFIX = "gaa-local/"
+
+
+def check_embedded_model(plan: DemoPlan) -> str | None:
+    """For a demo on the embedded model, load it and ask one line in a child process first, so a
+    llama.cpp build this CPU cannot run fails with a message instead of a segmentation fault.
+    Returns the model checked, or ``None`` when the demo uses no embedded model."""
+    if not isinstance(plan.model, str) or not plan.model.startswith(LOCAL_PREFIX):
+        return None
+    from gaa.providers.local_check import ensure_local_model_works
+
+    name = plan.model.removeprefix(LOCAL_PREFIX)
+    ensure_local_model_works(name)
+    return name
+
+
 def run_demo(plan: DemoPlan, log_dir: str = "logs", display: str = "none") -> list[EvalLog]:
     """Run every doctor of ``plan`` (one task each, in turn) and return their logs."""
     tasks = [medical_dialogue(doctor=doctor, **plan.settings) for doctor in plan.doctors]
