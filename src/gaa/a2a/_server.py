@@ -8,10 +8,17 @@ from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Task
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 PROTOCOL_VERSION = "1.0"
+LEGACY_PROTOCOL_VERSION = "0.3.0"
+"""The A2A version of a2a-sdk 0.3 clients (AgentBeats' agents and tutorials), which the
+JSON-RPC endpoint also answers."""
+LEGACY_CARD_PATH = "/.well-known/agent.json"
+"""Where clients before A2A 0.3 look for the card; a2a-sdk 0.3's own servers serve it there
+too."""
 DEFAULT_MAX_REQUEST_BYTES = 4_000_000
 """A doctor request holds the whole dialogue: 20 rounds of 20,000-character turns fit."""
 MAX_TASKS_KEPT = 1_000
@@ -29,13 +36,20 @@ def _version() -> str:
 def agent_card(
     name: str, description: str, url: str, skill_id: str, skill_name: str, examples: list[str]
 ) -> AgentCard:
-    """A card for one JSON-RPC agent at ``url`` with one skill, text in and out, streaming."""
+    """A card for one JSON-RPC agent at ``url`` with one skill, text in and out, streaming.
+
+    The endpoint is declared twice, as A2A 1.0 and as 0.3: a2a-sdk 0.3 clients reject a card
+    without the 0.3 fields (``url``, ``protocolVersion``, ``preferredTransport``), and the
+    SDK's card route writes those from the first 0.3 interface next to the 1.0 fields. Either
+    client ignores the other's fields; a 1.x client picks the 1.0 interface whatever the
+    order."""
     return AgentCard(
         name=name,
         description=description,
         version=_version(),
         supported_interfaces=[
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=PROTOCOL_VERSION)
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=version)
+            for version in (PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION)
         ],
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["text"],
@@ -116,13 +130,15 @@ class RequestSizeLimit:
 def a2a_app(
     executor: AgentExecutor, card: AgentCard, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
 ) -> Starlette:
-    """The agent card at ``/.well-known/agent-card.json`` and JSON-RPC at ``/`` (A2A 1.0, and
-    0.3 clients such as AgentBeats' on the same endpoint); request bodies are capped."""
+    """The agent card at ``/.well-known/agent-card.json`` (and the pre-0.3 ``agent.json``) and
+    JSON-RPC at ``/`` (A2A 1.0, and 0.3 clients such as AgentBeats' on the same endpoint);
+    request bodies are capped."""
     handler = DefaultRequestHandler(
         agent_executor=executor, task_store=BoundedTaskStore(), agent_card=card
     )
     routes = [
-        *create_agent_card_routes(card),
+        *create_agent_card_routes(card, card_url=AGENT_CARD_WELL_KNOWN_PATH),
+        *create_agent_card_routes(card, card_url=LEGACY_CARD_PATH),
         *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
     ]
     app = Starlette(routes=routes)
