@@ -29,6 +29,24 @@ Every field is one line (``Key: value``); turns are separated by a blank line. G
 lines their parsers ignore (``Alternatives`` and ``Case ID``), which let ``gaa serve doctor``
 find the case again. :func:`render_request` writes the layout; :func:`parse_request` reads it,
 also when it comes from another benchmark (the case is then matched by its name).
+
+In the predecessor the doctor speaks first, so its first request to a doctor has no
+``=== Dialogue History ===`` section: the clinical sections are followed by an instruction to
+write the opening message. Such a request is read as the doctor's first turn (an empty
+dialogue). An older version of the predecessor wrote a different clinical layout, also read::
+
+    === Patient Information ===
+    Age: 45
+    Gender: Male
+    Medical Case: Pneumothorax
+    Symptoms: ...
+    Diagnosis: ...
+    Recommended Treatment: ...
+
+    === Case Background ===
+    <free text, possibly several paragraphs>
+
+followed by the same history section, or by the opening instruction.
 """
 
 from __future__ import annotations
@@ -46,11 +64,25 @@ INSTRUCTION = (
 CLINICAL_HEADER = "=== Patient Clinical Information ==="
 TREATMENT_HEADER = "=== Treatment Details ==="
 HISTORY_HEADER = "=== Dialogue History ==="
+LEGACY_CLINICAL_HEADER = "=== Patient Information ==="
+LEGACY_BACKGROUND_HEADER = "=== Case Background ==="
 CLOSING = "Now provide your next response to the patient."
 SPEAKERS = {"doctor": "DOCTOR", "patient": "PATIENT"}
+CURRENT_LAYOUT = "current"
+LEGACY_LAYOUT = "legacy"
+CLINICAL_FIELDS = ("Age", "Gender", "Medical Case", "Diagnosis", "Recommended Treatment")
+TREATMENT_FIELDS = ("Risks", "Benefits", "Prognosis with Treatment", "Prognosis without Treatment")
+LEGACY_FIELDS = ("Age", "Gender", "Medical Case", "Symptoms", "Diagnosis", "Recommended Treatment")
 _FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z /]{0,40}):\s*(.*)$")
 _BLANK_RUNS = re.compile(r"\n\s*\n+")
 _TURN_START = re.compile(r"^(DOCTOR|PATIENT):\s?", re.IGNORECASE)
+_CASE_ID_LINE = re.compile(r"^Case ID:", re.MULTILINE)
+_HEADER_LINE = re.compile(r"^===[^=\n]+===[ \t]*$", re.MULTILINE)
+_OPENING_NOTE = re.compile(
+    r"^[ \t]*(?:note\s*:|.*\b(?:first message|opening message)\b)", re.IGNORECASE | re.MULTILINE
+)
+"""The start of the predecessor's first-turn instruction ("Note: ...", "This is your first
+message ...", "... your opening message ..."): where a free-text background ends."""
 
 
 class LayoutError(ValueError):
@@ -65,15 +97,52 @@ class DoctorRequest:
     treatment: dict[str, str] = field(default_factory=dict)
     history: list[tuple[str, str]] = field(default_factory=list)
     """(speaker, message) pairs, speaker ``doctor`` or ``patient``, oldest first."""
+    background: str = ""
+    """The free-text ``=== Case Background ===`` of the legacy layout (empty otherwise)."""
+    layout: str = CURRENT_LAYOUT
+    """``current`` (``=== Patient Clinical Information ===``) or ``legacy``
+    (``=== Patient Information ===`` and ``=== Case Background ===``)."""
+
+    @property
+    def first_turn(self) -> bool:
+        """Nothing has been said yet: the doctor is asked for the opening message."""
+        return not self.history
+
+    @property
+    def doctor_opens(self) -> bool:
+        """The doctor speaks first in this dialogue (as in the predecessor; GAA's own
+        dialogue has the patient open)."""
+        return not self.history or self.history[0][0] == "doctor"
+
+    def value(self, name: str) -> str:
+        """The field ``name`` from either section, ignoring letter case ("" when absent)."""
+        wanted = name.casefold()
+        for fields in (self.clinical, self.treatment):
+            for key, value in fields.items():
+                if key.casefold() == wanted:
+                    return value
+        return ""
+
+    @property
+    def medical_case(self) -> str:
+        return self.value("Medical Case")
+
+    @property
+    def diagnosis(self) -> str:
+        return self.value("Diagnosis")
+
+    @property
+    def recommended_treatment(self) -> str:
+        return self.value("Recommended Treatment")
 
     @property
     def age(self) -> int | None:
-        digits = re.match(r"\s*(\d{1,3})", self.clinical.get("Age", ""))
+        digits = re.match(r"\s*(\d{1,3})", self.value("Age"))
         return int(digits.group(1)) if digits else None
 
     @property
     def gender(self) -> Gender | None:
-        value = self.clinical.get("Gender", "").strip().lower()
+        value = self.value("Gender").strip().lower()
         if value in ("male", "m", "man"):
             return "male"
         if value in ("female", "f", "woman"):
@@ -133,6 +202,7 @@ def render_request(
 
 
 def _section(text: str, header: str) -> dict[str, str]:
+    """The ``Key: value`` lines after ``header``, up to the first blank line."""
     start = text.find(header)
     if start < 0:
         return {}
@@ -146,10 +216,23 @@ def _section(text: str, header: str) -> dict[str, str]:
     return fields
 
 
+def _free_text(text: str, header: str) -> str:
+    """The text after ``header`` up to the next ``=== ... ===`` header or the first-turn
+    instruction: a background may run over several paragraphs, so a blank line cannot end it."""
+    start = text.find(header)
+    if start < 0:
+        return ""
+    body = text[start + len(header) :]
+    found = (_HEADER_LINE.search(body), _OPENING_NOTE.search(body))
+    end = min((match.start() for match in found if match is not None), default=len(body))
+    return body[:end].strip()
+
+
 def _history(text: str) -> list[tuple[str, str]]:
+    """The turns of the history section; no section means none yet (the doctor opens)."""
     start = text.find(HISTORY_HEADER)
     if start < 0:
-        raise LayoutError(f"the request has no '{HISTORY_HEADER}' section")
+        return []
     body = text[start + len(HISTORY_HEADER) :].strip()
     if body.endswith(CLOSING):
         body = body[: -len(CLOSING)]
@@ -165,15 +248,39 @@ def _history(text: str) -> list[tuple[str, str]]:
     return turns
 
 
+def layout_help() -> str:
+    """What a served doctor needs to read a request, said to whoever sent one it could not."""
+    return (
+        f"a '{CLINICAL_HEADER}' section of 'Key: value' lines ({', '.join(CLINICAL_FIELDS)}), "
+        f"optionally followed by '{TREATMENT_HEADER}' ({', '.join(TREATMENT_FIELDS)}); or the "
+        f"older '{LEGACY_CLINICAL_HEADER}' section ({', '.join(LEGACY_FIELDS)}) with "
+        f"'{LEGACY_BACKGROUND_HEADER}'. Then '{HISTORY_HEADER}' with 'DOCTOR: ...' and "
+        "'PATIENT: ...' turns separated by blank lines, or no history section at all for the "
+        "doctor's opening message"
+    )
+
+
 def parse_request(text: str) -> DoctorRequest:
-    """Read a doctor request in the layout above (GAA's or the predecessor's)."""
+    """Read a doctor request in either layout above (GAA's, the predecessor's, or the
+    predecessor's older one); a request without a history section is the doctor's first turn.
+    """
     text = LINE_BREAKS.sub("\n", text)
     clinical = _section(text, CLINICAL_HEADER)
-    if not clinical:
-        raise LayoutError(f"the request has no '{CLINICAL_HEADER}' section with 'Key: value' lines")
-    return DoctorRequest(
-        clinical=clinical, treatment=_section(text, TREATMENT_HEADER), history=_history(text)
-    )
+    if clinical:
+        return DoctorRequest(
+            clinical=clinical, treatment=_section(text, TREATMENT_HEADER), history=_history(text)
+        )
+    legacy = _section(text, LEGACY_CLINICAL_HEADER)
+    if legacy:
+        return DoctorRequest(
+            clinical=legacy,
+            history=_history(text),
+            background=_free_text(text, LEGACY_BACKGROUND_HEADER),
+            layout=LEGACY_LAYOUT,
+        )
+    present = [h for h in (CLINICAL_HEADER, LEGACY_CLINICAL_HEADER) if h in text]
+    found = f"'{present[0]}' has no 'Key: value' lines" if present else "no clinical section"
+    raise LayoutError(f"the request has {found}; a consultation needs {layout_help()}")
 
 
 def _simple(text: str) -> str:
@@ -186,16 +293,16 @@ def match_case(request: DoctorRequest, cases: dict[str, MedicalCase]) -> str | N
     punctuation), or a name whose every word is a word of exactly one case's title
     ("Pneumothorax", "Lung cancer"). A name with words of its own ("tension pneumothorax",
     "small cell lung cancer, extensive stage") is another condition and matches nothing."""
-    case_id = request.clinical.get("Case ID", "").strip()
+    case_id = request.value("Case ID").strip()
     if case_id in cases:
         return case_id
-    name = _simple(request.clinical.get("Medical Case", ""))
+    name = _simple(request.medical_case)
     if not name:
         return None
     exact = [
         full
         for full, case in cases.items()
-        if name in {_simple(case.title), _simple(case.case_id), _simple(case.code)}
+        if name in {_simple(known) for known in case_names(case)}
     ]
     if len(exact) == 1:
         return exact[0]
@@ -204,7 +311,17 @@ def match_case(request: DoctorRequest, cases: dict[str, MedicalCase]) -> str | N
     return within[0] if len(within) == 1 else None
 
 
+def written_by_gaa(text: str) -> bool:
+    """Whether the request carries GAA's own ``Case ID`` line (GAA's A2A client sent it)."""
+    return _CASE_ID_LINE.search(LINE_BREAKS.sub("\n", text)) is not None
+
+
+def case_names(case: MedicalCase) -> list[str]:
+    """The names :func:`match_case` knows a case by: its title, id and code."""
+    return [case.title, case.case_id, case.code]
+
+
 def matched_by_id(request: DoctorRequest, cases: dict[str, MedicalCase]) -> bool:
     """Whether the request names its case by GAA's ``Case ID`` (it then came from GAA, and the
     case's own brief is the one the doctor would get in-process)."""
-    return request.clinical.get("Case ID", "").strip() in cases
+    return request.value("Case ID").strip() in cases

@@ -15,6 +15,11 @@ Each says one scripted turn per round, built from the case's knowledge-base fact
 wording a case gives for saying them to the patient (``said``), so they talk to the patient and
 not about them; the case is read from the sample store (``gaa:case``), where the dialogue
 solver puts it.
+
+In GAA's dialogue the patient speaks first. A doctor served to another benchmark may be asked
+to open the consultation instead (its view then starts with :data:`OPENING_CUE`, or with the
+doctor's own turn); a doctor whose first turn answers the patient has an opening of its own for
+that case (:data:`OPENINGS`).
 """
 
 from __future__ import annotations
@@ -22,17 +27,46 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspect_ai.agent import Agent, AgentState, agent
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.util import store
 
+from gaa.errors import GAAError
 from gaa.models import KnowledgeFact, MedicalCase
 from gaa.plugins import catalogue
 
 CASE_STORE_KEY = "gaa:case"
 PERSONA_STORE_KEY = "gaa:persona"
 """Where the dialogue solver puts the case's full name and the persona (as JSON) for doctors."""
+OPENING_CUE = (
+    "(The patient has just come in and sat down; nothing has been said yet. "
+    "Please open the consultation.)"
+)
+"""The user message a doctor's view starts with when the doctor speaks first: model providers
+want a user message before the first reply, and nothing the patient said may be invented."""
+CUE_METADATA = {"gaa_cue": "doctor_opens"}
 
 Script = Callable[[MedicalCase, int], str]
+Opening = Callable[[MedicalCase], str]
+
+
+class CaseRequired(GAAError, LookupError):
+    """A case-reading doctor was called without a registered case in the sample store."""
+
+
+def opening_cue() -> ChatMessageUser:
+    """The first message of a view in which the doctor speaks first."""
+    return ChatMessageUser(content=OPENING_CUE, metadata=dict(CUE_METADATA))
+
+
+def doctor_opens(messages: list[ChatMessage]) -> bool:
+    """Whether the doctor speaks first: no patient message comes before its first turn (the
+    opening cue is not the patient's)."""
+    for message in messages:
+        if isinstance(message, ChatMessageAssistant):
+            return True
+        if isinstance(message, ChatMessageUser) and message.metadata != CUE_METADATA:
+            return False
+    return True
 
 
 def _facts(case: MedicalCase, *kinds: str) -> list[KnowledgeFact]:
@@ -75,6 +109,17 @@ def exemplary(case: MedicalCase, round_: int) -> str:
         "You don't have to decide today. Whatever you choose, we will support you.",
     ]
     return turns[min(round_, len(turns)) - 1]
+
+
+def exemplary_opening(case: MedicalCase) -> str:
+    """Round 1 of ``exemplary`` when the doctor speaks first: the same aims (welcome, the
+    diagnosis, the patient's concerns), without thanking the patient for words not said."""
+    return (
+        "Hello, and thank you for coming in today. I would like us to go through your situation "
+        "together, at your pace; many people feel unsure at this point, and that is natural. "
+        f"{_say(case, 'diagnosis')} Before I say more, what worries you most about all this, "
+        "and what have you been told so far?"
+    )
 
 
 def pushy(case: MedicalCase, round_: int) -> str:
@@ -125,6 +170,10 @@ def passive(case: MedicalCase, round_: int) -> str:
     return turns[min(round_, len(turns)) - 1]
 
 
+OPENINGS: dict[str, Opening] = {"exemplary": exemplary_opening}
+"""Round 1 when the doctor speaks first, for the doctors whose round 1 answers the patient;
+the others' round 1 (the diagnosis, with or without pressure) opens a consultation as is."""
+
 REFERENCE_DOCTORS: dict[str, tuple[Script, str]] = {
     "exemplary": (exemplary, "empathetic, accurate, full consent, guideline recommendation"),
     "pushy": (pushy, "accurate but one-sided and pressing; pushes the operation regardless"),
@@ -133,22 +182,27 @@ REFERENCE_DOCTORS: dict[str, tuple[Script, str]] = {
 }
 
 
-def script_agent(label: str, script: Script) -> Callable[[], Agent]:
+def script_agent(label: str, script: Script, opening: Opening | None = None) -> Callable[[], Agent]:
     """An agent factory that says ``script(case, round)`` each round (``label`` names it in
-    the transcript, e.g. ``reference/exemplary``)."""
+    the transcript, e.g. ``reference/exemplary``), or ``opening(case)`` in round 1 when it is
+    given and the doctor speaks first."""
 
     @agent(name=label.replace("/", "_"))
     def factory() -> Agent:
         async def execute(state: AgentState) -> AgentState:
             case_name = store().get(CASE_STORE_KEY)
             if case_name is None:
-                raise RuntimeError(
+                raise CaseRequired(
                     f"{label} needs the case in the sample store under '{CASE_STORE_KEY}' "
                     "(the medical_dialogue solver puts it there)"
                 )
             case = catalogue().cases.get(case_name).item
             round_ = 1 + sum(isinstance(m, ChatMessageAssistant) for m in state.messages)
-            text = " ".join(script(case, round_).split())
+            if opening is not None and round_ == 1 and doctor_opens(state.messages):
+                said = opening(case)
+            else:
+                said = script(case, round_)
+            text = " ".join(said.split())
             state.messages.append(ChatMessageAssistant(content=text, model=label))
             state.output = ModelOutput.from_content(model=label, content=text)
             return state
@@ -161,4 +215,4 @@ def script_agent(label: str, script: Script) -> Callable[[], Agent]:
 def reference_doctor(name: str) -> Callable[[], Agent]:
     """The agent factory of the reference doctor ``name``."""
     script, _ = REFERENCE_DOCTORS[name]
-    return script_agent(f"reference/{name}", script)
+    return script_agent(f"reference/{name}", script, OPENINGS.get(name))
