@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from gaa.report.analysis import RunReport, analyse
-from gaa.report.leaderboard import LeaderboardRow, leaderboard
+from gaa.report.leaderboard import FailedRun, LeaderboardRow, failed_runs, leaderboard
 from gaa.report.runs import ReportError, Run, read_runs
 
 FORMATS = ("html", "md", "json")
 
 __all__ = [
     "FORMATS",
+    "FailedRun",
     "Report",
     "ReportError",
     "Run",
@@ -37,21 +38,24 @@ class Report:
     runs: list[RunReport]
     board: list[LeaderboardRow]
     warnings: list[str] = field(default_factory=list)
+    failed: list[FailedRun] = field(default_factory=list)
+    """Runs of a leaderboard that scored nothing: listed with their error, not ranked."""
 
 
 def build_report(paths: Iterable[str], progress: Callable[[str], None] | None = None) -> Report:
-    """Read the logs and analyse each run; warnings name partial runs and runs judged
-    differently from the rest."""
+    """Read the logs and analyse each run; warnings name partial runs, runs that scored
+    nothing and runs judged differently from the rest."""
     runs = read_runs(paths, progress)
     reports = [analyse(run) for run in runs]
     board, warnings = leaderboard(reports) if len(reports) > 1 else ([], [])
+    failed = failed_runs(reports) if len(reports) > 1 else []
     partial = [
         f"{run.location} is partial ({run.status}): {len(run.missing)} personas missing: "
         f"{', '.join(run.missing)}"
         for run in runs
         if run.missing
     ]
-    return Report(runs=reports, board=board, warnings=[*partial, *warnings])
+    return Report(runs=reports, board=board, warnings=[*partial, *warnings], failed=failed)
 
 
 def _slug(text: str, taken: set[str]) -> str:
@@ -83,7 +87,7 @@ def make_report(
     ``report.json`` (as ``formats`` asks) and the PNG pictures; returns what was written."""
     from gaa.report import charts
     from gaa.report.html import markdown_to_html
-    from gaa.report.markdown import leaderboard_markdown, report_json, run_markdown
+    from gaa.report.markdown import escape, leaderboard_markdown, report_json, run_markdown
 
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown or not formats:
@@ -94,10 +98,11 @@ def make_report(
     written: list[Path] = []
     pictures: dict[str, bytes] = {}
     sections = ["# GAA medical dialogue report", ""]
-    sections += [f"**Warning:** {warning}" for warning in report.warnings]
+    sections += [f"**Warning:** {escape(warning)}" for warning in report.warnings]
+    if report.board or report.failed:
+        sections += ["", leaderboard_markdown(report.board, [], report.failed), ""]
     if report.board:
         pictures["leaderboard.png"] = charts.leaderboard_chart(report.board)
-        sections += ["", leaderboard_markdown(report.board, []), ""]
         sections.append("![leaderboard](leaderboard.png)")
     taken: set[str] = set()
     for run_report in report.runs:
@@ -133,7 +138,7 @@ def make_report(
         written.append(path)
     if "json" in formats:
         path = out / "report.json"
-        data = _finite(report_json(report.runs, report.board, report.warnings))
+        data = _finite(report_json(report.runs, report.board, report.warnings, report.failed))
         path.write_text(json.dumps(data, indent=2), encoding="utf-8")
         written.append(path)
     return report, written

@@ -157,7 +157,8 @@ def overall_summary(report: RunReport) -> str:
     run, overall = report.run, report.metrics["overall"]
     total = len(run.rows) + len(run.missing)
     if not overall.n:
-        return f"{run.doctor}: no persona was scored ({total} in the run)."
+        why = f": {run.failure}" if run.failure else ""
+        return f"{run.doctor}: no persona was scored ({total} in the run){why}."
     parts = [
         f"{run.doctor} scored {overall.mean:.1f}/100 on average over {overall.n} of {total} "
         f"personas (95% interval {overall.low:.1f}-{overall.high:.1f}; range "
@@ -165,6 +166,12 @@ def overall_summary(report: RunReport) -> str:
         if overall.n > 1
         else f"{run.doctor} scored {overall.mean:.1f}/100 on the one persona scored."
     ]
+    if run.fallbacks:
+        parts.append(
+            f"The judge panel failed on {run.fallbacks} of {overall.n} scored personas, so the "
+            "rules judge scored "
+            + ("all of them." if run.fallbacks == overall.n else "those.")
+        )
     groups = {name: report.metrics[name].mean for name in METRICS[1:]}
     weakest = min(groups, key=lambda name: groups[name])
     strongest = max(groups, key=lambda name: groups[name])

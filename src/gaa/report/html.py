@@ -20,17 +20,30 @@ code { background: #f5f5f5; padding: 0 0.2em; }
 _IMAGE = re.compile(r"^!\[(.*)\]\((.*)\)$")
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_ESCAPED = re.compile(r"\\([\\`*|<\[])")
+_KEPT = re.compile("\x00(\\d+)\x00")
 
 
 def _inline(text: str) -> str:
-    escaped = html.escape(text, quote=False)
+    """One line of the report's Markdown: code spans and bold, with the backslash escapes
+    :func:`gaa.report.markdown.escape` writes for text from logs read back as that text."""
+    kept: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group(1))
+        return f"\x00{len(kept) - 1}\x00"
+
+    marked = _ESCAPED.sub(keep, text.replace("\x00", ""))
+    escaped = html.escape(marked, quote=False)
     escaped = _CODE.sub(r"<code>\1</code>", escaped)
-    return _BOLD.sub(r"<strong>\1</strong>", escaped)
+    escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
+    return _KEPT.sub(lambda match: html.escape(kept[int(match.group(1))]), escaped)
 
 
 def _cells(line: str) -> list[str]:
+    """A table row's cells (a ``\\|`` inside a cell is text, read back by :func:`_inline`)."""
     inner = line.strip()[1:-1]
-    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", inner)]
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", inner)]
 
 
 def markdown_to_html(markdown: str, title: str, pictures: dict[str, bytes]) -> str:

@@ -6,9 +6,10 @@ import math
 from typing import Any
 
 from gaa.report.analysis import RunReport
-from gaa.report.leaderboard import LeaderboardRow
-from gaa.report.runs import METRICS
+from gaa.report.leaderboard import FailedRun, LeaderboardRow
+from gaa.report.runs import METRICS, Run
 from gaa.report.stats import Summary
+from gaa.report.tokens import DoctorTokens, RunTokens, TokenCount
 
 LABELS = {
     "overall": "overall (0-100)",
@@ -26,9 +27,92 @@ def number(value: float | None, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
+_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*<["})
+
+
+def escape(text: str) -> str:
+    """Text from a log as literal Markdown on one line: a line break could start a heading,
+    list or table; backticks and asterisks would format, ``<`` open raw HTML and ``[`` a link
+    (the HTML page reads the same backslash escapes back)."""
+    return " ".join(str(text).split()).translate(_SPECIAL)
+
+
+def code(text: str) -> str:
+    """``text`` as a code span, or escaped plain text when it holds what a code span cannot
+    (a code span has no escapes)."""
+    line = " ".join(str(text).split())
+    return escape(line) if "`" in line or "\\" in line else f"`{line}`"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A table of literal cells: every cell is escaped here, and a ``|`` in one as well."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    lines += [
+        "| " + " | ".join(escape(cell).replace("|", "\\|") for cell in row) + " |"
+        for row in rows
+    ]
+    return lines
+
+
+def count(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def tokens_text(tokens: TokenCount) -> str:
+    """``22,158 in, 4,653 out`` (and the cache reads, where a provider reported them)."""
+    text = f"{count(tokens.input)} in, {count(tokens.output)} out"
+    return text + (f", {count(tokens.cache_read)} cache read" if tokens.cache_read else "")
+
+
+def doctor_tokens_cell(doctor: DoctorTokens) -> str:
+    """The doctor's tokens in a few words: the numbers, or why the log has none."""
+    if doctor.tokens is not None and doctor.kind == "counted":
+        return tokens_text(doctor.tokens)
+    if doctor.tokens is not None and doctor.kind == "shared":
+        return f"{tokens_text(doctor.tokens)} (with the {', '.join(doctor.shared_with)})"
+    return {
+        "remote": "not in the log (remote A2A doctor)",
+        "no_model": "none (calls no model)",
+        "unreported": "not in the log",
+    }.get(doctor.kind, "not told apart in the log")
+
+
+def _token_rows(
+    names: dict[str, TokenCount], cache: bool, models: dict[str, str] | None = None
+) -> list[list[str]]:
+    return [
+        [
+            name,
+            *([models.get(name, "")] if models is not None else []),
+            count(tokens.input),
+            count(tokens.output),
+            *([count(tokens.cache_read)] if cache else []),
+            count(tokens.total),
+        ]
+        for name, tokens in names.items()
+    ]
+
+
+def tokens_markdown(run: Run) -> list[str]:
+    """The run's tokens in total, for the doctor, per model and per role."""
+    tokens: RunTokens = run.tokens
+    doctor = tokens.doctor
+    lines = ["### Tokens", ""]
+    if tokens.total is None:
+        lines.append("The log records no token usage.")
+    else:
+        lines.append(
+            f"All models: {tokens_text(tokens.total)} ({count(tokens.total.total)} total; "
+            f"from the {tokens.source})."
+        )
+    lines += ["", f"Doctor: {escape(doctor_tokens_cell(doctor))} ({escape(doctor.note)})."]
+    cache = tokens.reports_cache
+    columns = ["input", "output", *(["cache read"] if cache else []), "total"]
+    if tokens.by_model:
+        lines += ["", *_table(["model", *columns], _token_rows(tokens.by_model, cache))]
+    if tokens.by_role:
+        rows = _token_rows(tokens.by_role, cache, tokens.role_models)
+        lines += ["", *_table(["role", "model", *columns], rows)]
     return lines
 
 
@@ -46,18 +130,27 @@ def _summary_cells(summary: Summary) -> list[str]:
 def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> str:
     run = report.run
     lines = [
-        f"## {run.doctor}",
+        f"## {escape(run.doctor)}",
         "",
-        f"- log: `{run.location}` ({run.status})",
-        f"- model: {run.model}; {run.judged_by}",
+        f"- log: {code(run.location)} ({escape(run.status)})",
+        f"- model: {escape(run.model)}; {escape(run.judged_by)}",
         f"- personas: {len(run.rows)} in the log, {len(run.scored)} scored"
-        + (f"; **missing from the log: {', '.join(run.missing)}**" if run.missing else ""),
-        "",
-        report.summary,
-        "",
-        "### Metrics",
-        "",
+        + (f"; **missing from the log: {escape(', '.join(run.missing))}**" if run.missing else ""),
     ]
+    if run.fallbacks:
+        lines.append(
+            f"- **judge fallback:** the panel ({escape(run.judge_models)}) failed on "
+            f"{run.fallbacks} of {len(run.scored)} scored personas; the rules judge scored them"
+        )
+    if run.error or not run.scored:
+        lines.append(f"- **error:** {escape(run.failure or 'nothing scored')}")
+    doctor = run.tokens.doctor
+    lines.append(
+        "- tokens: "
+        + (tokens_text(run.tokens.total) if run.tokens.total else "none in the log")
+        + f"; doctor: {escape(doctor_tokens_cell(doctor))}"
+    )
+    lines += ["", escape(report.summary), "", "### Metrics", ""]
     lines += _table(
         ["metric", "n", "mean", "sd", "min", "max", "95% interval"],
         [[LABELS[name], *_summary_cells(report.metrics[name])] for name in METRICS],
@@ -109,11 +202,12 @@ def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> s
     lines += _table(
         ["what", "count"], [[name, str(count)] for name, count in sorted(report.counts.items())]
     )
+    lines += ["", *tokens_markdown(run)]
     lines += ["", "### Personas", ""]
     lines += _table(
         [
             "persona", "overall", "empathy", "persuasion", "safety", "accuracy", "consent",
-            "outcome", "rounds", "willingness", "flags", "fallbacks", "judge",
+            "outcome", "rounds", "willingness", "flags", "fallbacks", "judge", "tokens",
         ],
         [
             [
@@ -126,6 +220,7 @@ def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> s
                 ", ".join(sorted({flag.split(':', 1)[0] for flag in row.flags})) or "-",
                 ", ".join(sorted(set(row.fallbacks))) or "-",
                 row.judge or "-",
+                tokens_text(row.tokens) if row.tokens is not None else "-",
             ]
             for row in sorted(run.rows, key=lambda r: r.persona)
         ],
@@ -135,30 +230,90 @@ def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> s
     return "\n".join(lines)
 
 
-def leaderboard_markdown(rows: list[LeaderboardRow], warnings: list[str]) -> str:
+def leaderboard_markdown(
+    rows: list[LeaderboardRow], warnings: list[str], failed: list[FailedRun] | None = None
+) -> str:
+    """The ranked runs, then the runs that scored nothing (never ranked)."""
     lines = ["## Leaderboard", ""]
-    lines += _table(
-        ["rank", "doctor", "model", "n", "mean overall", "95% interval", "judged by"],
-        [
+    if rows:
+        lines += _table(
             [
-                str(row.rank),
-                row.doctor + ("" if row.comparable else " (not comparable)"),
-                row.model,
-                str(row.n),
-                number(row.mean),
-                f"{number(row.low)} - {number(row.high)}",
-                row.judged_by,
-            ]
-            for row in rows
-        ],
-    )
+                "rank", "doctor", "model", "n", "mean overall", "95% interval",
+                "tokens (all models)", "doctor tokens", "judged by",
+            ],
+            [
+                [
+                    str(row.rank),
+                    row.doctor + ("" if row.comparable else " (not comparable)"),
+                    row.model,
+                    str(row.n),
+                    number(row.mean),
+                    f"{number(row.low)} - {number(row.high)}",
+                    tokens_text(row.tokens) if row.tokens is not None else "none in the log",
+                    doctor_tokens_cell(row.doctor_tokens),
+                    row.judged_by,
+                ]
+                for row in rows
+            ],
+        )  # fmt: skip
+    else:
+        lines.append("No run scored a persona.")
+    if failed:
+        lines += ["", "### Failed or empty runs (not ranked)", ""]
+        lines += _table(
+            ["doctor", "model", "status", "samples", "error", "log"],
+            [
+                [run.doctor, run.model, run.status, str(run.samples), run.error or "-",
+                 run.location]
+                for run in failed
+            ],
+        )  # fmt: skip
     for warning in warnings:
-        lines += ["", f"**Warning:** {warning}"]
+        lines += ["", f"**Warning:** {escape(warning)}"]
     return "\n".join(lines)
 
 
+def tokens_json(tokens: RunTokens) -> dict[str, Any]:
+    doctor = tokens.doctor
+    return {
+        "source": tokens.source or None,
+        "total": tokens.total.as_dict() if tokens.total is not None else None,
+        "by_model": {name: count.as_dict() for name, count in tokens.by_model.items()},
+        "by_role": {
+            role: {"model": tokens.role_models.get(role, ""), **count.as_dict()}
+            for role, count in tokens.by_role.items()
+        },
+        "doctor": {
+            "kind": doctor.kind,
+            "in_log": doctor.tokens is not None,
+            "note": doctor.note,
+            "shared_with": doctor.shared_with,
+            **(doctor.tokens.as_dict() if doctor.tokens is not None else {}),
+        },
+    }
+
+
+def _leaderboard_json(row: LeaderboardRow) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        key: value
+        for key, value in row.__dict__.items()
+        if key not in ("tokens", "doctor_tokens")
+    }
+    data["tokens"] = row.tokens.as_dict() if row.tokens is not None else None
+    doctor = row.doctor_tokens
+    data["doctor_tokens"] = {
+        "kind": doctor.kind,
+        "note": doctor.note,
+        **(doctor.tokens.as_dict() if doctor.tokens is not None else {}),
+    }
+    return data
+
+
 def report_json(
-    reports: list[RunReport], board: list[LeaderboardRow], warnings: list[str]
+    reports: list[RunReport],
+    board: list[LeaderboardRow],
+    warnings: list[str],
+    failed: list[FailedRun] | None = None,
 ) -> dict[str, Any]:
     """The numbers: per run, the spec's EvalResult fields plus the breakdowns."""
     runs = []
@@ -170,8 +325,16 @@ def report_json(
                 "doctor": run.doctor,
                 "doctor_model": run.model,
                 "judged_by": run.judged_by,
+                "judge": {
+                    "configured": run.judge,
+                    "scored_by": run.scored_by,
+                    "panel_failed": run.fallbacks,
+                    "comparable_as": run.comparable_as,
+                },
                 "log": run.location,
                 "status": run.status,
+                "error": run.failure or None,
+                "tokens": tokens_json(run.tokens),
                 "mean_overall_score": report.metrics["overall"].as_dict()["mean"],
                 "overall_summary": report.summary,
                 "metrics": {name: s.as_dict() for name, s in report.metrics.items()},
@@ -211,6 +374,7 @@ def report_json(
                         "flags": row.flags,
                         "fallbacks": row.fallbacks,
                         "judge": row.judge,
+                        "tokens": row.tokens.as_dict() if row.tokens is not None else None,
                     }
                     for row in run.rows
                 ],
@@ -218,6 +382,7 @@ def report_json(
         )
     return {
         "runs": runs,
-        "leaderboard": [row.__dict__ for row in board],
+        "leaderboard": [_leaderboard_json(row) for row in board],
+        "failed_runs": [run.__dict__ for run in failed or []],
         "warnings": warnings,
     }

@@ -8,6 +8,7 @@ prompt files.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,11 +16,15 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from gaa.errors import GAAError
+from gaa.report.tokens import RunTokens, TokenCount, bound_models, run_tokens, sample_tokens
 from gaa.summary import doctor_label
 
 TASK_NAMES = frozenset({"gaa/medical_dialogue", "medical_dialogue"})
 METRICS = ("overall", "empathy", "persuasion", "safety", "accuracy", "informed_consent")
 GROUPS = METRICS[1:]
+PANEL_FAILED = "judge_panel_failed"
+"""The fallback the scorer records when the whole panel failed and the rules judge scored."""
+ERROR_CHARS = 300
 
 
 class ReportError(GAAError, ValueError):
@@ -55,6 +60,16 @@ class PersonaRow:
     excluded_judges: int = 0
     criteria: dict[str, str] = field(default_factory=dict)
     """Criterion id -> met, not_met or not_relevant."""
+    tokens: TokenCount | None = None
+    """Every model's tokens in this sample (None when the sample records none)."""
+
+    @property
+    def panel_failed(self) -> bool:
+        """Whether the rules judge scored this persona because the panel failed: the scorer
+        says so in the judge it names and in the fallbacks it records."""
+        return self.judge.startswith("rules (") or any(
+            name.startswith(PANEL_FAILED) for name in self.fallbacks
+        )
 
 
 @dataclass
@@ -72,34 +87,108 @@ class Run:
     status: str
     validator: str
     rows: list[PersonaRow]
+    tokens: RunTokens
     missing: list[str] = field(default_factory=list)
     """Personas in the dataset with no sample in the log (an interrupted or partial run)."""
     eval_id: str = ""
-
-    @property
-    def judged_by(self) -> str:
-        """How this run was judged and with which patient: rows differing here are not
-        comparable."""
-        judge = self.judge if self.judge == "rules" else f"{self.judge} ({self.judge_models})"
-        if self.judge == "panel" and self.teamwork:
-            judge += f" teamwork={self.teamwork}"
-        patient = self.patient
-        if patient != "scripted":
-            patient = f"{patient} ({self.patient_models})"
-        validator = "" if self.validator in ("", "rules") else f"; validator {self.validator}"
-        return f"judge {judge}; patient {patient}{validator}"
+    error: str = ""
+    """Why the eval ended in error, if the log says (its last line)."""
 
     @property
     def scored(self) -> list[PersonaRow]:
         return [row for row in self.rows if row.scored]
 
+    @property
+    def fallbacks(self) -> int:
+        """Scored personas the rules judge scored because the configured panel failed."""
+        if self.judge != "panel":
+            return 0
+        return sum(row.panel_failed for row in self.scored)
+
+    @property
+    def scored_by(self) -> dict[str, int]:
+        """Scored personas per judge that actually scored them."""
+        n, fell = len(self.scored), self.fallbacks
+        if self.judge != "panel":
+            return {self.judge or "unknown": n} if n else {}
+        counts = {"panel": n - fell, "rules (fallback: panel failed)": fell}
+        return {judge: count for judge, count in counts.items() if count}
+
+    @property
+    def _panel(self) -> str:
+        panel = f"panel ({self.judge_models})"
+        return panel + (f" teamwork={self.teamwork}" if self.teamwork else "")
+
+    @property
+    def judge_text(self) -> str:
+        """The judge that actually scored: a panel that failed is never named as the judge,
+        and a run scored partly by each says how many each scored."""
+        if self.judge != "panel":
+            return self.judge or "unknown"
+        n, fell = len(self.scored), self.fallbacks
+        if n == 0:
+            return f"{self._panel} configured, nothing scored"
+        if fell == 0:
+            return self._panel
+        if fell == n:
+            return f"rules (fallback: panel of {self.judge_models} failed on {fell} of {n})"
+        return (
+            f"{self._panel} on {n - fell} of {n}, rules (fallback: panel failed) on {fell} of {n}"
+        )
+
+    @property
+    def _setting(self) -> str:
+        patient = self.patient
+        if patient != "scripted":
+            patient = f"{patient} ({self.patient_models})"
+        validator = "" if self.validator in ("", "rules") else f"; validator {self.validator}"
+        return f"patient {patient}{validator}"
+
+    @property
+    def judged_by(self) -> str:
+        """How this run was actually judged and with which patient, for people to read."""
+        return f"judge {self.judge_text}; {self._setting}"
+
+    @property
+    def comparable_as(self) -> str:
+        """What must match for two runs' scores to be comparable: the judge that scored (a
+        panel run that fell back entirely was scored by the rules, like a rules run; one that
+        fell back in part was scored by both, like neither) and the patient."""
+        fell, n = self.fallbacks, len(self.scored)
+        if self.judge != "panel":
+            judge = self.judge or "unknown"
+        elif n and fell == n:
+            judge = "rules"
+        elif fell:
+            judge = f"{self._panel} with rules fallback"
+        else:
+            judge = self._panel
+        return f"judge {judge}; {self._setting}"
+
+    @property
+    def failure(self) -> str:
+        """Why nothing (or not everything) was scored: the eval's error, else the samples'."""
+        if self.error:
+            return self.error
+        if not self.rows:
+            return "no samples in the log"
+        errors = Counter(row.error for row in self.rows if not row.scored)
+        if not errors:
+            return ""
+        error, _ = errors.most_common(1)[0]
+        return f"{sum(errors.values())} of {len(self.rows)} samples failed: {error}"
+
 
 def _role(log: EvalLog, role: str) -> str:
-    roles = log.eval.model_roles or {}
-    config = roles.get(role)
-    if config is None:
-        return log.eval.model
-    return str(getattr(config, "model", config))
+    """The model(s) playing ``role``: the bound ones, else the model under test."""
+    return ", ".join(bound_models(log).get(role, [log.eval.model]))
+
+
+def last_line(message: str) -> str:
+    """The line of an error message that says what went wrong (Inspect puts the exception
+    last), cut to a length a table can hold."""
+    lines = message.strip().splitlines()
+    return lines[-1][:ERROR_CHARS] if lines else "error"
 
 
 def _willingness_by_round(session: dict[str, Any]) -> list[int | None]:
@@ -122,8 +211,7 @@ def persona_row(sample: EvalSample) -> PersonaRow:
     scored = sample.error is None and isinstance(value, dict) and "overall" in value
     error = ""
     if sample.error is not None:
-        lines = sample.error.message.strip().splitlines()
-        error = lines[-1][:300] if lines else "error"
+        error = last_line(sample.error.message)
     elif not scored:
         error = "not scored"
     return PersonaRow(
@@ -157,6 +245,7 @@ def persona_row(sample: EvalSample) -> PersonaRow:
             for item in performance.get("criteria", [])
             if isinstance(item, dict) and "criterion" in item
         },
+        tokens=sample_tokens(sample.model_usage),
     )
 
 
@@ -191,8 +280,10 @@ def read_run(location: str) -> Run:
             f"model ({_role(log, 'validator')})" if metadata.get("validator") == "model" else ""
         ),
         rows=rows,
+        tokens=run_tokens(log),
         missing=[persona for persona in expected if persona not in present],
         eval_id=log.eval.eval_id,
+        error=last_line(log.error.message) if log.error is not None else "",
     )
 
 
