@@ -38,6 +38,7 @@ from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY, reference_doctor
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
+from gaa.runs import check_completed
 from gaa.testing import free_port
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,7 +105,7 @@ def run_benchmark(personas: str, extra: dict[str, object], log_dir: str) -> tupl
         display="none",
     )
     seconds = time.perf_counter() - started
-    assert log.status == "success", log.error
+    check_completed([log])
     turns = sum(
         sum(t["speaker"] == "doctor" for t in sample.store["gaa:session"]["turns"])
         for sample in log.samples or []

@@ -40,6 +40,7 @@ from gaa.judge import rubric_batch
 from gaa.patient import ModelPatient, parse_patient_reply, template_system_prompt
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
+from gaa.runs import check_completed
 from gaa.teamwork import TeamworkConfig
 from gaa.teamwork.replies import (
     ReplyError,
@@ -184,6 +185,7 @@ def measure_dialogue(name: str, persona: str, rounds: int, teamwork: str) -> Non
         display="none",
         log_dir="logs/bench",
     )
+    check_completed([log])
     sample = (log.samples or [])[0]
     spans = span_seconds(sample)
     played = [spans[f"round {i}"] for i in range(1, rounds + 1) if f"round {i}" in spans]

@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
+from gaa.runs import check_completed
 from gaa.teamwork import TeamworkConfig, planned_calls
 from gaa.teamwork.config import ABLATION_PRESETS
 from gaa.testing import ScriptedModel, TeamScript
@@ -84,8 +84,7 @@ def run(
         display="none",
     )
     elapsed = time.perf_counter() - started
-    if log.status != "success":
-        sys.exit(f"run failed: {log.error}")
+    check_completed([log])
     calls = sum(len(m.calls) for m in models.values())
     return elapsed, log, calls
 

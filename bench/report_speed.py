@@ -16,6 +16,7 @@ from inspect_ai import eval
 
 from gaa.benchmark import medical_dialogue
 from gaa.report import build_report, make_report
+from gaa.runs import check_completed
 
 DOCTORS = ("exemplary", "pushy", "deceptive", "passive")
 
@@ -30,11 +31,15 @@ def main() -> None:
         started = time.perf_counter()
         for number in range(args.logs):
             doctor = DOCTORS[number % len(DOCTORS)]
-            eval(
-                medical_dialogue(doctor=f"reference/{doctor}", patient="scripted", judge="rules"),
-                model="none",
-                log_dir=str(folder / "logs"),
-                display="none",
+            check_completed(
+                eval(
+                    medical_dialogue(
+                        doctor=f"reference/{doctor}", patient="scripted", judge="rules"
+                    ),
+                    model="none",
+                    log_dir=str(folder / "logs"),
+                    display="none",
+                )
             )
         print(f"made {args.logs} logs of 64 personas in {time.perf_counter() - started:.0f} s")
         started = time.perf_counter()

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ResponseSchema,
+    get_model,
+)
+from inspect_ai.util import JSONSchema
+
+from gaa.providers.litellm_api import ProviderTimeout
 
 
 class FakeOpenAI:
@@ -18,12 +28,14 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.statuses: list[int] = []
+        self.delay = 0.0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.requests.append(body)
+                time.sleep(fake.delay)
                 status = fake.statuses.pop(0) if fake.statuses else 200
                 if status == 200:
                     text = "Echo: " + body["messages"][-1]["content"]
@@ -117,3 +129,33 @@ async def test_client_errors_are_not_retried(server: FakeOpenAI, status: int) ->
     with pytest.raises(Exception, match=f"status {status}|{status}"):
         await model(server).generate("bad")
     assert len(server.requests) == 1
+
+
+async def test_a_response_schema_is_sent_as_openai_json_schema(server: FakeOpenAI) -> None:
+    schema = JSONSchema.model_validate(
+        {"type": "object", "properties": {"answer": {"enum": ["A", "B"]}}, "required": ["answer"]}
+    )
+    await model(server).generate(
+        "choose", config=GenerateConfig(response_schema=ResponseSchema(name="pick", json_schema=schema))
+    )
+    [request] = server.requests
+    assert request["response_format"]["type"] == "json_schema"
+    sent = request["response_format"]["json_schema"]
+    assert sent["name"] == "pick"
+    assert sent["schema"]["properties"]["answer"] == {"enum": ["A", "B"]}
+
+
+async def test_a_call_cut_by_its_timeout_fails_once_naming_the_limit(server: FakeOpenAI) -> None:
+    server.delay = 3.0
+    with pytest.raises(ProviderTimeout, match=r"cut after 1 s .*--timeout"):
+        slow = get_model(
+            "litellm/openai/test-model",
+            base_url=server.url,
+            api_key="sk-test",
+            retry_wait=0.01,
+            timeout=1,
+            memoize=False,
+            config=GenerateConfig(max_retries=3),
+        )
+        await slow.generate("slow")
+    assert len(server.requests) == 1  # not retried: the same call would be cut again

@@ -331,3 +331,30 @@ async def test_large_constrained_batches_get_compact_label_only_replies() -> Non
     compact_reply = json.dumps({"answers": {q.id: "met" for q in RUBRIC.questions}})
     assert parse_member_reply(compact_reply, RUBRIC).answers["c30"].ranking == ["met"]
     assert all(o.answer == "not_met" for o in result.outcomes.values())
+
+
+async def test_members_on_any_provider_get_a_bounded_reply_and_the_rubric_a_compact_format() -> None:
+    script = ScriptedModel(TeamScript().respond)
+    await deliberate(RUBRIC, TeamworkConfig.parse("single"), [script.model])  # no schema
+    [member] = [c for c in script.calls if c.messages[0].text.startswith("You are Expert")]
+    assert member.config.response_schema is None
+    assert member.config.max_tokens == reply_token_budget(RUBRIC)
+    system = member.messages[0].text
+    assert '{"answers": {"<question id>": "<option label>"' in system
+    assert "rationale" not in system and "confidence" not in system
+    small = ScriptedModel(TeamScript().respond)
+    await deliberate(BATCH, TeamworkConfig.parse("single"), [small.model])
+    [mcq] = [c for c in small.calls if c.messages[0].text.startswith("You are Expert")]
+    assert '"rationale"' in mcq.messages[0].text  # a single question keeps its reasons
+    assert mcq.config.max_tokens == 2 * reply_token_budget(BATCH)
+
+
+async def test_a_max_tokens_the_user_set_for_a_member_model_wins() -> None:
+    from inspect_ai.model import GenerateConfig, Model
+
+    script = ScriptedModel(TeamScript().respond)
+    chosen = Model(script.model.api, GenerateConfig(max_tokens=9000))
+    await deliberate(RUBRIC, TeamworkConfig.parse("single"), [chosen])
+    assert {c.config.max_tokens for c in script.calls if c.messages[0].text.startswith("You are")} == {
+        9000
+    }

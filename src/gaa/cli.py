@@ -299,16 +299,20 @@ def demo_command(
     """Compare doctors on a small benchmark run: offline, or on a real model with --model."""
     from time import perf_counter
 
-    from gaa.demo import plan_demo, run_demo
+    from gaa.demo import check_embedded_model, plan_demo, run_demo
+    from gaa.runs import check_completed, unfinished
     from gaa.summary import format_summaries, format_usage, summarise
 
     names = [name.strip() for name in doctors.split(",") if name.strip()] if doctors else None
     plan = plan_demo(model, names, personas, cases, max_rounds, teamwork)
+    if isinstance(plan.model, str) and plan.model.startswith("gaa-local/"):
+        click.echo(f"Checking that {plan.model} loads and answers on this machine...")
+        check_embedded_model(plan)
     click.echo(plan.describe())
     started = perf_counter()
     logs = run_demo(plan, log_dir, display or ("none" if plan.offline else "plain"))
     seconds = perf_counter() - started
-    failed = [log for log in logs if log.status != "success"]
+    failed = unfinished(logs)
     summaries = [summarise(log) for log in logs]
     click.echo("\n" + format_summaries(summaries))
     if not plan.offline:
@@ -324,11 +328,7 @@ def demo_command(
 
         make_report([log.location for log in finished], report_dir)
         click.echo(f"Report: {report_dir}/index.html (also report.md and report.json there)")
-    if failed:
-        error = failed[0].error
-        reason = error.message.strip().splitlines()[-1] if error and error.message else "unknown"
-        reason = reason if len(reason) <= 300 else reason[:300] + "..."
-        raise GAAError(f"{len(failed)} run(s) did not complete ({failed[0].location}): {reason}")
+    check_completed(failed)
 
 
 @main.group(name="serve")
@@ -531,6 +531,9 @@ def run_command(
     if output:
         Path(output).write_text(result.model_dump_json(indent=2), encoding="utf-8")
         click.echo(f"EvalResult written to {output}")
+    if not result.scores:
+        why = result.error or "; ".join(sorted(set(result.failed_personas.values())))
+        raise GAAError(f"no persona was scored: {why or 'the assessor gave no reason'}")
 
 
 @main.command(name="report")

@@ -36,7 +36,7 @@ from gaa._roles import role_model, structured_for
 from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
-from gaa.errors import UnusableReply, describe
+from gaa.errors import GAAError, UnusableReply, describe
 from gaa.evidence import DialogueEvidence
 from gaa.evidence.model_validator import check_turn
 from gaa.models import Decision, DialogueSession, DialogueTurn, MedicalCase, Outcome, PatientPersona
@@ -65,7 +65,7 @@ REASK = (
 )
 
 
-class DoctorFailure(RuntimeError):
+class DoctorFailure(GAAError, RuntimeError):
     """The doctor could not produce a reply after every retry."""
 
 
@@ -142,10 +142,12 @@ async def _ask_doctor(
                 error = f"timed out ({error})"
             stats.doctor_errors.append(f"round {round_}, attempt {attempt}: {error}")
             if attempt >= DOCTOR_ATTEMPTS:
+                # ``from None``: the message already names the error (and the endpoint and status
+                # of an HTTP one); the provider's own traceback would fill a screen in the log.
                 raise DoctorFailure(
                     f"Doctor {name} failed {DOCTOR_ATTEMPTS} times in round {round_} "
                     f"(last error: {error})"
-                ) from exc
+                ) from None
             stats.doctor_retries += 1
             transcript().info(f"Doctor {name} failed ({error}); retrying", source="dialogue")
             await anyio.sleep(retry_wait * 2 ** (attempt - 1))

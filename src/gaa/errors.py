@@ -20,10 +20,39 @@ class GAAError(_InspectMessageError):
         self.message = str(message)
 
 
+MAX_DESCRIPTION_CHARS = 400
+
+
 def describe(exc: BaseException) -> str:
-    """``Type: message``, or the type alone when the exception says nothing."""
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    """One line: ``Type: message`` (the type alone when the exception says nothing), led by the
+    HTTP status and endpoint when the error came from an HTTP call (``openai``, ``httpx`` and
+    LiteLLM errors carry them), so "404" says which server and path refused."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    text = " ".join(lines)
+    if len(text) > MAX_DESCRIPTION_CHARS:
+        text = text[:MAX_DESCRIPTION_CHARS] + "..."
+    described = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    endpoint = _http_endpoint(exc)
+    return f"{endpoint}: {described}" if endpoint else described
+
+
+def _http_endpoint(exc: BaseException) -> str:
+    """``HTTP 404 from POST http://host/v1/responses`` when ``exc`` knows them, else ``""``."""
+    status = getattr(exc, "status_code", None)
+    response = getattr(exc, "response", None)
+    if not isinstance(status, int):
+        status = getattr(response, "status_code", None)
+    request = getattr(exc, "request", None) or getattr(response, "request", None)
+    try:
+        method, url = getattr(request, "method", None), getattr(request, "url", None)
+    except RuntimeError:  # httpx raises when a response has no request attached
+        method, url = None, None
+    parts = []
+    if isinstance(status, int):
+        parts.append(f"HTTP {status}")
+    if url is not None:
+        parts.append(f"from {method} {url}" if method else f"from {url}")
+    return " ".join(parts)
 
 
 class PluginError(GAAError):

@@ -20,6 +20,7 @@ from inspect_ai.model import (
     Model,
     ResponseSchema,
 )
+from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.util import JSONSchema
 from pydantic import BaseModel, Field
 
@@ -30,6 +31,7 @@ from gaa.teamwork.questions import QuestionBatch
 from gaa.teamwork.replies import (
     MemberReply,
     ReplyError,
+    compact,
     extract_json,
     member_schema,
     parse_member_reply,
@@ -229,9 +231,8 @@ class Team:
         return None
 
     def member_messages(self, member: Member, user: str) -> list[ChatMessage]:
-        system = render(
-            "teamwork", "member_system.txt", role=member.role, team_size=len(self.members)
-        )
+        template = "member_system_compact.txt" if compact(self.batch) else "member_system.txt"
+        system = render("teamwork", template, role=member.role, team_size=len(self.members))
         return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
 
     def preamble_block(self) -> str:
@@ -288,19 +289,25 @@ class Team:
             model=self.models[member.model_index],
             messages=self.member_messages(member, user),
             parse=lambda text: parse_member_reply(text, self.batch),
-            config=self._member_config(),
+            config=self._member_config(self.models[member.model_index]),
         )
 
-    def _member_config(self) -> GenerateConfig | None:
-        if not self.config.structured:
-            return None
-        return GenerateConfig(
-            max_tokens=reply_token_budget(self.batch),
-            response_schema=ResponseSchema(
+    def _member_config(self, model: Model) -> GenerateConfig:
+        """A bounded reply on every provider: the schema where the runtime constrains output,
+        else an output budget (twice the constrained one for a free-form full reply). A
+        ``max_tokens`` the user set for the model (or the run) wins: a reasoning model spends
+        its budget on thinking first."""
+        budget = reply_token_budget(self.batch)
+        if not self.config.structured and not compact(self.batch):
+            budget *= 2
+        chosen = model.config.max_tokens or active_generate_config().max_tokens
+        config = GenerateConfig(max_tokens=chosen or budget)
+        if self.config.structured:
+            config.response_schema = ResponseSchema(
                 name="team_answers",
                 json_schema=JSONSchema.model_validate(member_schema(self.batch)),
             )
-        )
+        return config
 
     async def ask_leader(
         self,
