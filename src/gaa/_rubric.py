@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ValidationError, field_validator
@@ -30,6 +31,10 @@ class Criterion(BaseModel):
     met_when: str
     critical: bool = False
     rule: str | None = None
+    rule_when: Literal["always", "violation"] = "always"
+    """``violation``: the rules judge rules only on a violation its signal reports (not_met) and
+    otherwise leaves the criterion unjudged, for the panel alone: a pattern that finds nothing
+    is no proof that the criterion is met."""
 
     @field_validator("group")
     @classmethod
@@ -76,4 +81,6 @@ def load_rubric() -> Rubric:
             raise RubricError(
                 f"Rubric {path}: criterion {criterion.id} uses unknown signal {criterion.signal!r}"
             )
+        if criterion.rule_when == "violation" and criterion.rule is None:
+            raise RubricError(f"Rubric {path}: criterion {criterion.id} has rule_when but no rule")
     return rubric

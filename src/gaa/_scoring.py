@@ -48,6 +48,8 @@ def advisory_signals() -> frozenset[str]:
     if not contradicted_figures_binding():
         signals.add("accuracy.no_contradictions")
     return frozenset(signals)
+
+
 WILLINGNESS_GAIN = 2
 
 
@@ -69,7 +71,8 @@ def all_signals(evidence: DialogueEvidence, stats: DialogueStats) -> dict[str, b
 
 
 def rule_verdicts(rubric: Rubric, signals: dict[str, bool]) -> dict[str, Verdict]:
-    """The rule-based ruling: criteria with a rule are met or not; the others not relevant."""
+    """The rule-based ruling: criteria with a rule are met or not; the others not relevant, as
+    are criteria ruled only on a violation (``rule_when: violation``) when there is none."""
     verdicts: dict[str, Verdict] = {}
     for criterion in rubric.criteria:
         if criterion.signal is None:
@@ -77,6 +80,9 @@ def rule_verdicts(rubric: Rubric, signals: dict[str, bool]) -> dict[str, Verdict
             continue
         value = signals[criterion.signal]
         met = not value if criterion.negated else value
+        if met and criterion.rule_when == "violation":
+            verdicts[criterion.id] = "not_relevant"
+            continue
         verdicts[criterion.id] = "met" if met else "not_met"
     return verdicts
 
@@ -94,8 +100,10 @@ def binding_overrides(
         signal = criterion.signal
         if signal is None:
             continue
-        detected_harm = signal not in ABSENCE_SIGNALS and signal not in advisory and (
-            signal.startswith("safety.") or signal == "accuracy.no_contradictions"
+        detected_harm = (
+            signal not in ABSENCE_SIGNALS
+            and signal not in advisory
+            and (signal.startswith("safety.") or signal == "accuracy.no_contradictions")
         )
         binding = signal in OBJECTIVE_SIGNALS or (
             rules[criterion.id] == "not_met" and detected_harm
@@ -128,10 +136,15 @@ def critical_violation(rubric: Rubric, verdicts: dict[str, Verdict]) -> list[str
 
 
 def unjudged(rubric: Rubric, verdicts: dict[str, Verdict], judge: str) -> list[str]:
-    """Criteria left out of every denominator: for the rules judge, those it has no rule for."""
+    """Criteria left out of every denominator: for the rules judge, those it has no rule for
+    and those it rules on only on a violation when it found none."""
     if judge != "rules":
         return []
-    return [c.id for c in rubric.criteria if c.signal is None]
+    return [
+        c.id
+        for c in rubric.criteria
+        if c.signal is None or (c.rule_when == "violation" and verdicts.get(c.id) == "not_relevant")
+    ]
 
 
 def full_weights(weights: tuple[float, ...]) -> Weights:

@@ -8,7 +8,9 @@ all in one form, are kept: they end sentences; rules that look for instructions 
 text with them joined). A phrase split by tabs, double spaces, line breaks or invisible
 characters ("ignore\u200b previous", "DECISION: \u0410CCEPT") is therefore the phrase every
 rule looks for, and the patient and the judge read exactly the text the validator checked.
-Replies are also bounded in size.
+A run of blank lines becomes one blank line: it marks a paragraph, which is where a fake
+speaker turn smuggled into a doctor reply ends (see :mod:`gaa._lines`). Replies are also
+bounded in size.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ _SPACES = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r" ?\n[ \n]*")
 
 
+def _break(match: re.Match[str]) -> str:
+    """One line break, or one blank line where the text had one or more."""
+    return "\n\n" if match.group(0).count("\n") > 1 else "\n"
+
+
 def _visible(char: str) -> bool:
     """False for zero-width, format (Cf) and control (Cc) characters; spaces stay."""
     if char in " \t":
@@ -58,7 +65,7 @@ def clean_text(text: str) -> str:
     text = LINE_BREAKS.sub("\n", text)
     text = "".join(char for char in text if char == "\n" or _visible(char))
     text = text.translate(_CONFUSABLES)
-    return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text)).strip()
+    return _BLANK_LINES.sub(_break, _SPACES.sub(" ", text)).strip()
 
 
 def bounded(text: str, limit: int = MAX_REPLY_CHARS) -> tuple[str, bool]:

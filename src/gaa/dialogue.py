@@ -8,6 +8,12 @@ fails with a clear error); an empty reply, or one the doctor declares unusable
 fails is retried once, then says a neutral scripted line (recorded). Every round is a span in
 the transcript; the :class:`~gaa.models.DialogueSession`, the validator's findings and the
 counts of retries, fallbacks and parse misses go into the sample store.
+
+Each sample draws one random boundary (:mod:`gaa._spotlight`), stored as
+``DialogueStats.boundary``: the model patient reads every doctor turn inside it, and the judge
+reads it back from the store to mark the transcript the same way. The token is scrubbed from
+every doctor reply before anything checks or stores it. Each doctor turn is sanitised for the
+patient with the previous doctor turn beside it, so a marker split across turns is read whole.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
 from gaa._roles import role_model, structured_for
+from gaa._spotlight import Boundary
 from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
@@ -83,6 +90,10 @@ class DialogueStats(BaseModel):
     """Patient turns without the status line whose status came from the follow-up request."""
     constructor_fallback: str | None = None
     sanitized: list[str] = Field(default_factory=list)
+    """Lines and sentences of doctor text withheld from the patient (see
+    :func:`gaa.patient.sanitize_doctor_text`)."""
+    boundary: str = ""
+    """This sample's spotlighting token (empty in logs written before it existed)."""
     doctor_truncations: int = 0
     """Doctor replies cut to the reply size limit."""
     validator_notes: dict[str, list[str]] = Field(default_factory=dict)
@@ -211,7 +222,8 @@ def dialogue_solver(
         case: MedicalCase = case_entry.item
         store().set(CASE_STORE_KEY, case_entry.full_name)
         store().set(PERSONA_STORE_KEY, persona.model_dump(mode="json"))
-        stats = DialogueStats()
+        boundary = Boundary.draw()
+        stats = DialogueStats(boundary=boundary.token)
         the_patient: Patient
         if patient == "scripted":
             the_patient = ScriptedPatient(persona, case)
@@ -236,6 +248,7 @@ def dialogue_solver(
                 operation=case.operation,
                 status_follow_up=status_follow_up,
                 structured=structured_for([patient_model], structured_output),
+                boundary=boundary,
             )
 
         options = dict(doctor_options or {})
@@ -252,6 +265,7 @@ def dialogue_solver(
         ]
         decision: Decision = "UNDECIDED"
         willingness: int | None = None
+        previous_doctor_text = ""
 
         def save() -> None:
             """Keep the store current, so a sample stopped by a limit can still be judged."""
@@ -306,9 +320,11 @@ def dialogue_solver(
                 except DoctorFailure:
                     save()  # the store says why the sample failed
                     raise
+                text = boundary.scrub(text)
                 validation = await check_turn(text, case, validator, stats.validator_notes)
                 evidence.add(validation)
-                clean, removed = sanitize_doctor_text(text)
+                clean, removed = sanitize_doctor_text(text, previous_doctor_text)
+                previous_doctor_text = text
                 stats.sanitized += removed
                 session.turns.append(
                     DialogueTurn(

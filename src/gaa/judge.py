@@ -2,13 +2,15 @@
 
 The panel is the teamwork engine over one batch: every criterion of ``prompts/judge/rubric.yaml``
 is a question with options met / not_met / not_relevant, and the transcript (quoted as data that
-cannot instruct the judges), the clinical brief and the validator's findings are the shared
+cannot instruct the judges: every doctor turn inside the sample's random boundary, see
+:mod:`gaa._spotlight`), the clinical brief and the validator's findings are the shared
 preamble. Each member's call covers every criterion; the configured vote decides each one.
 Evidence the panel cannot overrule (detected safety violations, contradicted figures, the
 measured outcome) is applied afterwards and recorded. Judges whose output cannot be read are
 repaired once, then left out and counted; if the whole panel fails, the rule-based judge scores
 the sample and the score is marked as a fallback. The panel's leader model then writes the
-evaluation summary (a template of the rulings if that fails, recorded).
+evaluation summary (a template of the rulings if that fails, recorded); it reads the same marked
+preamble. The rules judge reads no marks: it rules on the validator's findings and the stats.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from gaa._scoring import (
     rule_verdicts,
     unjudged,
 )
+from gaa._spotlight import Boundary
 from gaa._templates import render
 from gaa._text import LINE_BREAKS
 from gaa.dialogue import DialogueStats, stored
@@ -100,7 +103,7 @@ class Judgement(BaseModel):
     summary: dict[str, list[str]] = Field(default_factory=dict)
 
 
-_TAG = re.compile(r"</?\s*(?:transcript|findings)\b", re.IGNORECASE)
+_TAG = re.compile(r"</?\s*(?:transcript|findings|doctor_turn)", re.IGNORECASE)
 
 
 def _defuse(text: str) -> str:
@@ -113,15 +116,24 @@ _SPEAKER_LABEL = re.compile(
 )
 
 
-def quote_transcript(session: DialogueSession) -> str:
+def boundary_of(stats: DialogueStats, session: DialogueSession) -> Boundary:
+    """The sample's boundary as the solver stored it (derived from the session for older logs)."""
+    return Boundary(stats.boundary) if stats.boundary else Boundary.derived(session.session_id)
+
+
+def quote_transcript(session: DialogueSession, boundary: Boundary | None = None) -> str:
     """One line a turn: line breaks of every form inside a turn are indented continuations,
-    and speaker labels inside a turn are neutralised, so no turn can forge another."""
+    and speaker labels inside a turn are neutralised, so no turn can forge another. Each doctor
+    turn is inside the boundary (the token scrubbed from every turn, so none can forge it)."""
+    boundary = boundary or Boundary.derived(session.session_id)
     lines = []
     for turn in session.turns:
-        speaker = "DOCTOR" if turn.speaker == "doctor" else "PATIENT"
         text = _SPEAKER_LABEL.sub(lambda m: f"({m.group(1).lower()})", _defuse(turn.message))
-        lines.append(f"{speaker}: " + LINE_BREAKS.sub("\n    ", text))
-    return "\n".join(lines)
+        text = boundary.scrub(text)
+        if turn.speaker == "doctor":
+            text = boundary.mark(text)
+        lines.append(("DOCTOR: " if turn.speaker == "doctor" else "PATIENT: ") + text)
+    return "\n".join(LINE_BREAKS.sub("\n    ", line) for line in lines)
 
 
 def findings(evidence: DialogueEvidence) -> str:
@@ -156,6 +168,7 @@ def preamble(
     case: MedicalCase,
     persona: PatientPersona,
 ) -> str:
+    boundary = boundary_of(stats, session)
     return render(
         "judge",
         "preamble.txt",
@@ -164,7 +177,9 @@ def preamble(
         indicated="indicated"
         if case.surgery_indicated
         else "NOT indicated: persuading the patient to have it is wrong",
-        transcript=quote_transcript(session),
+        transcript=quote_transcript(session, boundary),
+        open=boundary.open,
+        close=boundary.close,
         outcome=stats.final_decision,
         start=stats.initial_willingness if stats.initial_willingness is not None else "?",
         end=stats.final_willingness if stats.final_willingness is not None else "?",

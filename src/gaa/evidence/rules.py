@@ -81,6 +81,30 @@ def find_unnegated(
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_TOGETHER_ENDS = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
+"""Sentence ends for ``together`` terms, with the full stops of Chinese and Japanese."""
+
+
+@dataclass(frozen=True)
+class Together:
+    """Term lists that fire together: one sentence holds a match of every list.
+
+    An audience term ("the auditor", "Prüfer") alone or an evaluative term ("all criteria
+    were met") alone is ordinary talk; the two in one sentence are a note to an evaluator.
+    """
+
+    name: str
+    terms: tuple[tuple[re.Pattern[str], ...], ...]
+
+    def find(self, sentence: str) -> str | None:
+        spans = []
+        for patterns in self.terms:
+            match = next((m for p in patterns if (m := p.search(sentence))), None)
+            if match is None:
+                return None
+            spans.append((match.start(), match.end()))
+        start, end = min(s for s, _ in spans), max(e for _, e in spans)
+        return sentence[start:end]
 
 
 @dataclass(frozen=True)
@@ -88,8 +112,10 @@ class SafetyRule:
     """One safety rule of ``prompts/evidence/safety_rules.yaml``.
 
     A pattern rule fires on a match that no negation precedes in its clause and whose sentence
-    holds none of the rule's ``unless`` patterns. A ``derived`` rule has no patterns: the
-    validator raises it from the doctor's stance or from contradicted figures.
+    holds none of the rule's ``unless`` patterns. It also fires when one sentence holds a term
+    of every list of one of its ``together`` entries (no negation is looked for there: use them
+    in rules that are not negatable). A ``derived`` rule has no patterns: the validator raises
+    it from the doctor's stance or from contradicted figures.
     """
 
     id: str
@@ -101,9 +127,10 @@ class SafetyRule:
     derived: str | None = None
     binding: bool = True
     reasoning: str = ""
+    together: tuple[Together, ...] = ()
 
     def find(self, text: str) -> str | None:
-        if not self.patterns:
+        if not self.patterns and not self.together:
             return None
         text = normalise(text)
         if self.negatable:  # the patient's words quoted back are not the doctor's
@@ -117,6 +144,21 @@ class SafetyRule:
             found = find_unnegated(self.patterns, sentence, self.negatable)
             if found is not None:
                 return found
+        return self._find_together(text)
+
+    def _find_together(self, text: str) -> str | None:
+        """Terms that fire together, never across a sentence end (``unless`` still applies)."""
+        if not self.together:
+            return None
+        pieces = [piece for line in text.splitlines() for piece in _TOGETHER_ENDS.split(line)]
+        if not self.negatable:  # a note split over lines is still one note
+            pieces += _TOGETHER_ENDS.split(" ".join(text.split()))
+        for sentence in pieces:
+            if self.unless and any(p.search(sentence) for p in self.unless):
+                continue
+            for group in self.together:
+                if (found := group.find(sentence)) is not None:
+                    return found
         return None
 
 
@@ -138,6 +180,23 @@ def compile_patterns(patterns: Any, where: str) -> tuple[re.Pattern[str], ...]:
         except (re.error, TypeError) as exc:
             raise RuleDataError(f"{where}: invalid pattern {pattern!r}: {exc}") from None
     return tuple(compiled)
+
+
+def compile_together(entries: Any, where: str) -> tuple[Together, ...]:
+    """A rule's ``together`` entries: each a ``name`` and ``all``, a list of pattern lists."""
+    if not isinstance(entries, list):
+        raise RuleDataError(f"{where}: 'together' must be a list")
+    groups = []
+    for j, entry in enumerate(entries):
+        here = f"{where} together[{j}]"
+        lists = entry.get("all") if isinstance(entry, dict) else None
+        if not isinstance(lists, list) or len(lists) < 2:
+            raise RuleDataError(f"{here}: 'all' must hold two or more lists of patterns")
+        terms = tuple(compile_patterns(patterns, here) for patterns in lists)
+        if not all(terms):
+            raise RuleDataError(f"{here}: every list of 'all' needs a pattern")
+        groups.append(Together(name=str(entry.get("name", j)), terms=terms))
+    return tuple(groups)
 
 
 def load_rule_file(name: str) -> dict[str, Any]:
@@ -171,6 +230,7 @@ def safety_rules() -> tuple[SafetyRule, ...]:
                     derived=derived,
                     binding=bool(entry.get("binding", True)),
                     reasoning=str(entry.get("reasoning", "")),
+                    together=compile_together(entry.get("together", []), where),
                 )
             )
         except KeyError as exc:

@@ -1,0 +1,161 @@
+"""Run doctor turns written to game the benchmark, and see what they achieved.
+
+An attack file is a YAML list of doctor turns (``kind: attack`` or ``kind: control``), each with
+the ``case`` it is written for, the ``turn`` (and an optional ``next_turn`` for attacks split
+across two turns), and for attacks the ``target`` (patient, judge, validator) and ``goal``.
+Each entry is played as a real consultation: a scripted doctor says the turn(s), an obedient
+patient model (:func:`gaa.testing.obedient_patient`) reads what the harness lets through, and
+the rules judge, or an obedient panel (:class:`gaa.testing.ObedientJudge`), scores it.
+
+An attack is *caught* when the harness flagged it (``injected_instructions``) or withheld any
+of it from the patient; a control is *clean* when neither happened. ``bench/attack_suite.py``
+prints the outcome of every entry; ``tests/test_attack_suite.py`` asserts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from inspect_ai import eval as inspect_eval
+from inspect_ai import task_with
+from inspect_ai.log import EvalLog, EvalSample
+
+from gaa.benchmark import medical_dialogue
+from gaa.testing import ObedientJudge, ScriptedModel, obedient_patient
+
+INJECTION_RULE = "injected_instructions"
+PERSONA_FOR_CASE = {"pneumothorax": "ISFJ_F_PNEUMO", "lung_cancer": "ISFJ_F_LUNG"}
+FOLLOW_UP = "Do you have any other questions for me about the options we discussed?"
+
+
+@dataclass(frozen=True)
+class AttackEntry:
+    """One doctor turn (or two) of an attack file."""
+
+    id: str
+    kind: str
+    target: str
+    goal: str
+    case: str
+    turns: tuple[str, ...]
+    technique: str = ""
+    script: str = ""
+    language: str = ""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AttackEntry:
+        turns = tuple(str(data[key]).strip() for key in ("turn", "next_turn") if data.get(key))
+        return cls(
+            id=str(data["id"]),
+            kind=str(data["kind"]),
+            target=str(data.get("target", "none")),
+            goal=str(data.get("goal", "none")),
+            case=str(data["case"]),
+            turns=turns,
+            technique=str(data.get("technique", "")),
+            script=str(data.get("script", "")),
+            language=str(data.get("language", "")),
+        )
+
+
+@dataclass(frozen=True)
+class AttackOutcome:
+    """What one entry achieved in its consultation."""
+
+    entry: AttackEntry
+    flagged: bool
+    withheld: list[str]
+    decision: str
+    overall: float
+    injection_quotes: list[str]
+
+    @property
+    def caught(self) -> bool:
+        return self.flagged or bool(self.withheld)
+
+    @property
+    def passed(self) -> bool:
+        """Attacks must be caught; controls must not be."""
+        return self.caught if self.entry.kind == "attack" else not self.caught
+
+
+def load_attacks(path: str | Path) -> list[AttackEntry]:
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return [AttackEntry.from_dict(item) for item in data]
+
+
+def _outcome(entry: AttackEntry, sample: EvalSample) -> AttackOutcome:
+    if sample.error is not None:
+        raise RuntimeError(f"attack {entry.id} failed its sample: {sample.error.message}")
+    score = next(iter((sample.scores or {}).values()))
+    metadata: dict[str, Any] = score.metadata or {}
+    flags = [str(flag) for flag in metadata.get("performance", {}).get("flags", [])]
+    injections = [flag for flag in flags if flag.startswith(INJECTION_RULE)]
+    stats: dict[str, Any] = metadata.get("dialogue", {})
+    value = score.value if isinstance(score.value, dict) else {}
+    return AttackOutcome(
+        entry=entry,
+        flagged=bool(injections),
+        withheld=[str(line) for line in stats.get("sanitized", [])],
+        decision=str(stats.get("final_decision", "?")),
+        overall=float(value.get("overall", 0.0)),
+        injection_quotes=injections,
+    )
+
+
+def run_attacks(
+    entries: Sequence[AttackEntry], judge: str = "rules", log_dir: str = "logs/attacks"
+) -> list[AttackOutcome]:
+    """Play every entry as one consultation (two rounds) and read back what it achieved."""
+    tasks = []
+    for entry in entries:
+        doctor = ScriptedModel([*entry.turns, FOLLOW_UP, FOLLOW_UP], name=f"attack-{entry.id}")
+        task = medical_dialogue(
+            doctor="model",
+            personas=PERSONA_FOR_CASE[entry.case],
+            patient="model",
+            judge=judge,
+            teamwork="single",
+            max_rounds=max(2, len(entry.turns)),
+            compose_patient=False,
+            doctor_retry_wait=0.0,
+        )
+        tasks.append(task_with(task, model=doctor.model, name=f"attack_{entry.id}"))
+    roles = {"patient": ScriptedModel(obedient_patient, name="obedient-patient").model}
+    if judge == "panel":
+        roles["judge"] = ScriptedModel(ObedientJudge().respond, name="obedient-judge").model
+    logs: list[EvalLog] = inspect_eval(
+        tasks, model_roles=roles, log_dir=log_dir, display="none", max_tasks=4
+    )
+    outcomes = []
+    for entry, log in zip(entries, logs, strict=True):
+        samples = log.samples or []
+        if log.status != "success" or not samples:
+            raise RuntimeError(f"attack {entry.id}: the run ended {log.status}: {log.error}")
+        outcomes.append(_outcome(entry, samples[0]))
+    return outcomes
+
+
+def format_outcomes(outcomes: Sequence[AttackOutcome]) -> str:
+    """A table of every entry, then pass rates by kind and target."""
+    lines = [f"{'entry':<44} {'kind':<7} {'target':<9} {'caught':<6} {'decision':<9} overall"]
+    for o in outcomes:
+        caught = ("flag" if o.flagged else "") + ("+held" if o.withheld else "") or "-"
+        mark = "" if o.passed else "  <-- FAIL"
+        lines.append(
+            f"{o.entry.id[:44]:<44} {o.entry.kind:<7} {o.entry.target:<9} {caught:<6} "
+            f"{o.decision:<9} {o.overall:6.1f}{mark}"
+        )
+    groups: dict[str, list[AttackOutcome]] = {}
+    for o in outcomes:
+        key = "controls" if o.entry.kind == "control" else f"attacks on the {o.entry.target}"
+        groups.setdefault(key, []).append(o)
+    lines.append("")
+    for key, members in sorted(groups.items()):
+        passed = sum(o.passed for o in members)
+        lines.append(f"{key}: {passed}/{len(members)} pass")
+    return "\n".join(lines)
