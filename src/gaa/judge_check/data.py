@@ -22,6 +22,7 @@ from gaa._resources import prompts_dir
 from gaa._rubric import load_rubric
 from gaa.errors import GAAError
 from gaa.models import Decision
+from gaa.plugins import catalogue
 
 Label = Literal["met", "not_met", "not_relevant"]
 FAMILIES = (
@@ -96,6 +97,63 @@ def default_folder() -> Path:
     return prompts_dir() / "judge_check" / "consultations"
 
 
+MAX_ERROR_CHARS = 300
+
+
+def _one_line(exc: ValidationError) -> str:
+    """A validation error as one line: each problem's place and message, cut short."""
+    parts = []
+    for error in exc.errors():
+        place = ".".join(str(part) for part in error["loc"]) or "file"
+        parts.append(f"{place}: {error['msg']}")
+    text = "; ".join(parts)
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "..."
+
+
+def read_consultation(path: Path) -> Consultation:
+    """One consultation file, or a one-line :class:`JudgeCheckDataError` naming the file: not
+    UTF-8, not YAML, nested past what YAML's loader can follow, or not a consultation."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise JudgeCheckDataError(
+            f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at position "
+            f"{exc.start}); save it as UTF-8"
+        ) from None
+    try:
+        data = yaml.safe_load(text)
+    except RecursionError:
+        raise JudgeCheckDataError(f"{path}: nested too deeply to be a consultation") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise JudgeCheckDataError(f"{path}: not valid YAML{where}: {problem}") from None
+    try:
+        item = Consultation.model_validate(data)
+    except ValidationError as exc:
+        raise JudgeCheckDataError(f"{path}: {_one_line(exc)}") from None
+    except RecursionError:
+        raise JudgeCheckDataError(f"{path}: nested too deeply to be a consultation") from None
+    _check_persona_case(path, item)
+    return item
+
+
+def _check_persona_case(path: Path, item: Consultation) -> None:
+    """The persona's case code must be the consultation's case (when that case is installed):
+    a pneumothorax persona in a lung-cancer consultation would be judged against the wrong
+    brief."""
+    entry = next((e for e in catalogue().cases if e.item.case_id == item.case), None)
+    if entry is None:
+        return
+    code = item.persona.strip().upper().split("_")[-1]
+    if code != entry.item.code.upper():
+        raise JudgeCheckDataError(
+            f"{path}: persona {item.persona} is of case code {code}, but the consultation's "
+            f"case {item.case} has code {entry.item.code}"
+        )
+
+
 def load_consultations(folder: str | Path | None = None) -> list[Consultation]:
     """Every consultation in ``folder`` (default: the shipped set), checked: twins differ from
     their original exactly at ``flips``, controls keep the original's labels."""
@@ -104,15 +162,12 @@ def load_consultations(folder: str | Path | None = None) -> list[Consultation]:
         # inspect eval runs a task file from the file's own directory: a path the user gave
         # is relative to the shell's directory
         root = Path(os.environ["PWD"]) / root
-    files = sorted(root.glob("*.yaml"))
+    files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
     if not files:
-        raise JudgeCheckDataError(f"no labelled consultations (*.yaml) in {root}")
+        raise JudgeCheckDataError(f"no labelled consultations (*.yaml, *.yml) in {root}")
     items: dict[str, Consultation] = {}
     for path in files:
-        try:
-            item = Consultation.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-        except (yaml.YAMLError, ValidationError) as exc:
-            raise JudgeCheckDataError(f"{path}: {exc}") from None
+        item = read_consultation(path)
         if item.id in items:
             raise JudgeCheckDataError(f"{path}: id {item.id!r} is used twice")
         items[item.id] = item
