@@ -336,12 +336,94 @@ def serve_group() -> None:
     """Serve GAA over A2A: a doctor (purple agent) or the benchmark itself (green agent)."""
 
 
-_HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+_HOST = click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind; beyond loopback only with --token (docs/security.md).",
+)
 _CARD_URL = click.option(
     "--card-url",
     default=None,
     help="The URL the agent card advertises (default: http://HOST:PORT/), e.g. behind a proxy.",
 )
+
+
+def _server_options(command: Callable[P, R]) -> Callable[P, R]:
+    """The options both servers share: tokens and limits (defaults in docs/security.md)."""
+    from gaa.a2a import limits as s
+
+    options = [
+        click.option(
+            "--token",
+            "tokens",
+            multiple=True,
+            help=f"Bearer token callers must send (repeat: one per caller; each sees only its "
+            f"own tasks). Default: ${s.TOKEN_ENV} (comma-separated). Required beyond loopback.",
+        ),
+        click.option(
+            "--max-tasks",
+            type=click.IntRange(1, 1_000_000),
+            default=s.MAX_TASKS_KEPT,
+            show_default=True,
+            help="Finished tasks kept for GetTask; the oldest go first.",
+        ),
+        click.option(
+            "--max-task-bytes",
+            type=click.IntRange(1_000, 10**12),
+            default=s.MAX_TASK_BYTES,
+            show_default=True,
+            help="Bytes of stored tasks kept at most.",
+        ),
+        click.option(
+            "--keep-alive-timeout",
+            type=click.IntRange(1, 3600),
+            default=s.DEFAULT_KEEP_ALIVE_TIMEOUT,
+            show_default=True,
+            help="Seconds an idle keep-alive connection stays open.",
+        ),
+        click.option(
+            "--request-timeout",
+            type=click.FloatRange(0.1, 3600),
+            default=s.DEFAULT_REQUEST_TIMEOUT,
+            show_default=True,
+            help="Seconds a connection has to send a whole request; then it is closed.",
+        ),
+        click.option(
+            "--max-connections",
+            type=click.IntRange(1, 100_000),
+            default=s.DEFAULT_MAX_CONNECTIONS,
+            show_default=True,
+            help="Connections and requests served at once; more get 503.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _limits(options: dict[str, Any], max_request_bytes: int | None = None) -> Any:
+    from gaa.a2a._server import ServerLimits
+    from gaa.a2a.limits import DEFAULT_MAX_REQUEST_BYTES
+
+    return ServerLimits(
+        max_request_bytes=max_request_bytes or DEFAULT_MAX_REQUEST_BYTES,
+        max_tasks=options["max_tasks"],
+        max_task_bytes=options["max_task_bytes"],
+        keep_alive_timeout=options["keep_alive_timeout"],
+        request_timeout=options["request_timeout"],
+        max_connections=options["max_connections"],
+    )
+
+
+def _exposure(host: str, tokens: Sequence[str], command: str) -> list[str]:
+    """The server's tokens (flags, else the environment), refusing to go beyond loopback
+    without one."""
+    from gaa.a2a._server import check_exposure, server_tokens
+
+    found = server_tokens(tokens)
+    check_exposure(host, found, command)
+    return found
 
 
 @serve_group.command(name="doctor")
@@ -362,6 +444,7 @@ _CARD_URL = click.option(
     show_default=True,
     help="Doctor turns computed at once; more requests wait.",
 )
+@_server_options
 @_clear_errors
 def serve_doctor_command(
     doctor: str,
@@ -370,17 +453,22 @@ def serve_doctor_command(
     port: int,
     card_url: str | None,
     max_concurrent: int,
+    tokens: Sequence[str],
+    **limit_options: Any,
 ) -> None:
     """Serve the doctor DOCTOR as an A2A agent until interrupted."""
     from gaa.a2a._server import card_url as advertised
     from gaa.a2a._server import run
     from gaa.a2a.doctor_server import doctor_app
 
+    found = _exposure(host, tokens, "gaa serve doctor")
+    limits = _limits(limit_options)
     url = advertised(host, port, card_url)
-    app = doctor_app(doctor, url, model, max_concurrent)
-    click.echo(f"Serving doctor {doctor} over A2A at {url}")
+    app = doctor_app(doctor, url, model, max_concurrent, tokens=found, limits=limits)
+    callers = f"{len(found)} token(s)" if found else "no token, loopback only"
+    click.echo(f"Serving doctor {doctor} over A2A at {url} ({callers})")
     click.echo(f"Agent card: {url}.well-known/agent-card.json  (Ctrl-C stops)")
-    run(app, host, port)
+    run(app, host, port, limits)
 
 
 @serve_group.command(name="green")
@@ -402,6 +490,19 @@ def serve_doctor_command(
     help="Glob of models a request may name in config.model_roles, e.g. 'openai/*' "
     "(default: none; requests then use the assessor's own models or run offline).",
 )
+@click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    help="Participant host a request may name, beyond loopback: a host name, an address or a "
+    "CIDR network (repeatable). Link-local and cloud metadata addresses need their own entry.",
+)
+@click.option(
+    "--doctor-token",
+    default=None,
+    help="Bearer token sent to participant doctors (default: $GAA_A2A_DOCTOR_TOKEN; none).",
+)
+@_server_options
 @_clear_errors
 def serve_green_command(
     host: str,
@@ -410,11 +511,27 @@ def serve_green_command(
     log_dir: str,
     model_roles: Sequence[str],
     allowed_models: Sequence[str],
+    allowed_hosts: Sequence[str],
+    doctor_token: str | None,
+    tokens: Sequence[str],
+    **limit_options: Any,
 ) -> None:
     """Serve the benchmark as an A2A assessor (green agent) until interrupted."""
+    import os
+
     from gaa.a2a._server import card_url as advertised
     from gaa.a2a._server import run
-    from gaa.a2a.green_server import MODEL_ROLES, green_app
+    from gaa.a2a.client import DOCTOR_TOKEN_ENV
+    from gaa.a2a.green_server import MAX_REQUEST_BYTES, MODEL_ROLES, green_app
+    from gaa.a2a.outbound import policy_from
+
+    found = _exposure(host, tokens, "gaa serve green")
+    try:
+        policy = policy_from(allowed_hosts)
+    except ValueError as exc:
+        raise GAAError(str(exc)) from None
+    limits = _limits(limit_options, MAX_REQUEST_BYTES)
+    sent = doctor_token or os.environ.get(DOCTOR_TOKEN_ENV) or None
 
     roles: dict[str, str] = {}
     for role, model in _model_roles(model_roles).items():
@@ -423,7 +540,20 @@ def serve_green_command(
         roles[role] = model
     url = advertised(host, port, card_url)
     click.echo(f"Serving the GAA assessor over A2A at {url} (logs in {log_dir}; Ctrl-C stops)")
-    run(green_app(url, log_dir, roles, allowed_models), host, port)
+    hosts = ", ".join(["loopback", *allowed_hosts])
+    callers = f"{len(found)} token(s)" if found else "no token, loopback only"
+    click.echo(f"Callers: {callers}. Participant hosts: {hosts}.")
+    app = green_app(
+        url,
+        log_dir,
+        roles,
+        allowed_models,
+        tokens=found,
+        policy=policy,
+        doctor_token=sent,
+        limits=limits,
+    )
+    run(app, host, port, limits)
 
 
 def _inspect_command() -> str:
@@ -522,11 +652,17 @@ def run_command(
                 click.echo("Stopping.")
             return
         click.echo(f"Assessing {request.participants} with {plan.green.endpoint}...")
-        result = asyncio.run(
-            send_assessment(
-                plan.green.endpoint, request, on_status=lambda text: click.echo(f"  {text}")
+        try:
+            result = asyncio.run(
+                send_assessment(
+                    plan.green.endpoint,
+                    request,
+                    on_status=lambda text: click.echo(f"  {text}"),
+                    token=plan.green.token,
+                )
             )
-        )
+        except GAAError as exc:
+            raise GAAError(f"green_agent ({plan.green.endpoint}): {exc}") from None
     _print_result(result)
     if output:
         Path(output).write_text(result.model_dump_json(indent=2), encoding="utf-8")
@@ -551,22 +687,29 @@ def report_command(logs: Sequence[str], out: str, formats: str) -> None:
     """Tables, pictures, an HTML page and a leaderboard from medical_dialogue LOGS.
 
     LOGS are log files (.eval, .json) or directories (also remote ones Inspect reads, such as
-    s3://bucket/logs); several runs become a leaderboard.
+    s3://bucket/logs); several runs become a leaderboard. The report owns what it lists in
+    OUT/.gaa-report.json: pictures and pages an earlier report wrote there and this one does
+    not are removed, and nothing else in OUT is touched.
     """
-    from gaa.report import make_report
+    from gaa.report import ReportError, make_report
+    from gaa.report.markdown import one_line
 
     wanted = [name.strip() for name in formats.split(",") if name.strip()]
-    report, written = make_report(
-        list(logs), out, wanted, progress=lambda text: click.echo(text, err=True)
-    )
+    try:
+        report, written = make_report(
+            list(logs), out, wanted, progress=lambda text: click.echo(one_line(text), err=True)
+        )
+    except ReportError as exc:  # one line: a log's text may hold line breaks
+        raise ReportError(one_line(exc)) from None
     for warning in report.warnings:
-        click.echo(f"Warning: {warning}", err=True)
+        click.echo(f"Warning: {one_line(warning)}", err=True)
     for run in report.runs:
-        click.echo(run.summary)
+        click.echo(one_line(run.summary))
     for path in written:
         if path.suffix != ".png":
-            click.echo(f"Wrote {path}")
-    click.echo(f"Pictures: {sum(p.suffix == '.png' for p in written)} PNG files in {out}")
+            click.echo(f"Wrote {one_line(path)}")
+    pictures = sum(p.suffix == ".png" for p in written)
+    click.echo(f"Pictures: {pictures} PNG files in {one_line(out)}")
 
 
 @main.command(name="judge-check")

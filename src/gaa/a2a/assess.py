@@ -12,7 +12,7 @@ from a2a.helpers.proto_helpers import get_data_parts, get_message_text, new_text
 from a2a.types.a2a_pb2 import Artifact, Role, SendMessageRequest
 from a2a.types.a2a_pb2 import TaskState as A2ATaskState
 
-from gaa.a2a.client import resolve_card
+from gaa.a2a.client import bearer_headers, call_failed, resolve_card
 from gaa.errors import A2AError
 from gaa.models import EvalRequest, EvalResult
 
@@ -41,12 +41,31 @@ async def send_assessment(
     request: EvalRequest,
     on_status: Callable[[str], None] = lambda text: None,
     timeout: float | None = None,
+    token: str | None = None,
 ) -> EvalResult:
-    """Send ``request`` to the assessor at ``green_url``; ``on_status`` gets each status text.
+    """Send ``request`` to the assessor at ``green_url`` (with the bearer ``token``, if any);
+    ``on_status`` gets each status text.
 
     Raises :class:`A2AError` if the assessment fails (with the assessor's reason)."""
+    try:
+        return await _send(green_url, request, on_status, timeout, token)
+    except A2AError:
+        raise
+    except Exception as exc:
+        hint = "give it with the scenario's token_env (or GAA_A2A_TOKEN)"
+        raise call_failed("the assessor", green_url, exc, hint) from exc
+
+
+async def _send(
+    green_url: str,
+    request: EvalRequest,
+    on_status: Callable[[str], None],
+    timeout: float | None,
+    token: str | None,
+) -> EvalResult:
     payload: dict[str, Any] = request.model_dump(mode="json")
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0)) as http:
+    http_timeout = httpx.Timeout(timeout, connect=10.0)
+    async with httpx.AsyncClient(timeout=http_timeout, headers=bearer_headers(token)) as http:
         card = await resolve_card(http, green_url)
         client = ClientFactory(ClientConfig(httpx_client=http, streaming=True)).create(card)
         message = new_text_message(json.dumps(payload), role=Role.ROLE_USER)

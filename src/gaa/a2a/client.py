@@ -9,13 +9,20 @@ error. The dialogue solver owns the per-call timeout and the retries (3 attempts
 backoff, each recorded); this module bounds the reply (its size on the wire and its text) and
 the connections: at most ``connections`` requests are in flight to one URL at a time, however
 many personas run at once.
+
+With a bearer token (``GAA_A2A_DOCTOR_TOKEN``, else ``GAA_A2A_TOKEN``; inside ``gaa serve
+green`` the operator's ``--doctor-token`` only) every call sends ``Authorization: Bearer``.
+The client never follows an agent card to another host than the one it was given, and inside
+an assessment every request is checked against the operator's outbound policy
+(:mod:`gaa.a2a.outbound`).
 """
 
 from __future__ import annotations
 
+import os
 import ssl
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeVar
 from uuid import uuid4
 
 import anyio
@@ -30,6 +37,7 @@ from inspect_ai.util import concurrency, store
 
 from gaa._text import MAX_REPLY_CHARS
 from gaa.a2a.layout import render_request
+from gaa.a2a.outbound import RefusedAddress, current_policy, participant_token, same_host
 from gaa.dialogue import REASK
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
 from gaa.errors import A2AError, UnusableReply, describe
@@ -40,6 +48,8 @@ DEFAULT_CONNECTIONS = 8
 """Requests in flight to one doctor URL at a time (``-T doctor_connections``)."""
 MAX_CONNECTIONS = 256
 CONNECT_TIMEOUT = 10.0
+DOCTOR_TOKEN_ENV = "GAA_A2A_DOCTOR_TOKEN"
+SERVER_TOKEN_ENV = "GAA_A2A_TOKEN"
 WIRE_ALLOWANCE = 1_000_000
 """Bytes a reply may take on the wire beyond twice the request (events repeat the request)."""
 _ENDED = {
@@ -48,6 +58,10 @@ _ENDED = {
     A2ATaskState.TASK_STATE_CANCELED: "was cancelled",
     A2ATaskState.TASK_STATE_AUTH_REQUIRED: "asks for authentication",
 }
+
+
+class CardElsewhere(A2AError):
+    """An agent card whose endpoint is on another host than the card's."""
 
 
 class ReplyTooLarge(A2AError):
@@ -91,6 +105,9 @@ class _BoundedTransport(httpx.AsyncBaseTransport):
         self.limit = limit
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        policy = current_policy()
+        if policy is not None:  # inside an assessment: the operator's hosts only
+            await policy.check_url(str(request.url))
         request.headers["Accept-Encoding"] = "identity"
         response = await self._inner.handle_async_request(request)
         encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
@@ -108,27 +125,75 @@ class _BoundedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _too_large(exc: BaseException) -> bool:
+_E = TypeVar("_E", bound=BaseException)
+
+
+def _cause(exc: BaseException, kind: type[_E]) -> _E | None:
+    """The ``kind`` error ``exc`` was caused by (the SDK wraps transport errors), if any."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
-        if isinstance(current, ReplyTooLarge):
-            return True
+        if isinstance(current, kind):
+            return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    return False
+    return None
+
+
+def _too_large(exc: BaseException) -> bool:
+    return _cause(exc, ReplyTooLarge) is not None
+
+
+def call_failed(who: str, url: str, exc: BaseException, token_hint: str) -> A2AError:
+    """One line saying what went wrong calling ``who`` at ``url``; a 401/403 says which token
+    to give (``token_hint``)."""
+    status = _cause(exc, httpx.HTTPStatusError)
+    code = status.response.status_code if status is not None else None
+    if code in (401, 403):
+        return A2AError(
+            f"{who} at {url} refused the call (HTTP {code}): it needs a bearer token; "
+            f"{token_hint}"
+        )
+    return A2AError(f"{who} at {url} failed: {describe(exc)}")
+
+
+def doctor_token(explicit: str | None = None) -> str | None:
+    """The bearer token for a doctor agent: ``explicit``, else the running assessment's (the
+    green server's ``--doctor-token``, possibly none), else ``GAA_A2A_DOCTOR_TOKEN``, else
+    ``GAA_A2A_TOKEN`` (one token for every agent of a local setup)."""
+    if explicit:
+        return explicit
+    assessed, token = participant_token()
+    if assessed:
+        return token
+    return os.environ.get(DOCTOR_TOKEN_ENV) or os.environ.get(SERVER_TOKEN_ENV) or None
+
+
+def bearer_headers(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 async def resolve_card(http: httpx.AsyncClient, url: str) -> AgentCard:
     """The agent card served at ``url`` (``/.well-known/agent-card.json``), or an
-    :class:`A2AError` saying why there is none."""
+    :class:`A2AError` saying why there is none. A card whose endpoint is on another host than
+    ``url``'s is refused: a client must not be sent elsewhere by whoever answers at ``url``."""
     try:
-        return await A2ACardResolver(http, url).get_agent_card()
+        card = await A2ACardResolver(http, url).get_agent_card()
     except Exception as exc:
+        if isinstance(exc, A2AError):
+            raise
         raise A2AError(
             f"no A2A agent card at {url.rstrip('/')}/.well-known/agent-card.json "
-            f"({describe(exc)}); is the doctor agent running?"
+            f"({describe(exc)}); is the agent running?"
         ) from exc
+    for interface in card.supported_interfaces:
+        if interface.url and not same_host(url, interface.url):
+            raise CardElsewhere(
+                f"the agent card at {url.rstrip('/')} sends calls to another host "
+                f"({interface.url}); refused: the card's URL must be on the host it was fetched "
+                "from (the agent's operator sets it with --card-url)"
+            )
+    return card
 
 
 async def read_reply(events: AsyncIterator[StreamResponse]) -> str:
@@ -181,11 +246,13 @@ def a2a_doctor(
     connections: int = DEFAULT_CONNECTIONS,
     timeout: float | None = None,
     max_reply_chars: int = MAX_REPLY_CHARS,
+    token: str | None = None,
 ) -> Agent:
     """A remote A2A doctor agent at ``url`` (one context per sample: call once per sample).
 
     ``timeout`` bounds each exchange with the agent, not the wait for one of the
-    ``connections`` (so many personas queued behind a slow agent do not time out waiting)."""
+    ``connections`` (so many personas queued behind a slow agent do not time out waiting);
+    ``token`` is its bearer token (default: :func:`doctor_token`)."""
     base_url = url.rstrip("/")
     exchange_timeout = timeout
     context_id = f"gaa-{uuid4().hex}"
@@ -203,9 +270,12 @@ def a2a_doctor(
         )
         limit = WIRE_ALLOWANCE + 2 * len(request_text.encode())
         http_timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
+        headers = bearer_headers(doctor_token(token))
         async with (
             concurrency(f"a2a doctor {base_url}", connections, visible=False),
-            httpx.AsyncClient(transport=_BoundedTransport(limit), timeout=http_timeout) as http,
+            httpx.AsyncClient(
+                transport=_BoundedTransport(limit), timeout=http_timeout, headers=headers
+            ) as http,
         ):
             with anyio.fail_after(exchange_timeout):
                 reply = await exchange(http, request_text, limit)
@@ -230,8 +300,12 @@ def a2a_doctor(
         except Exception as exc:
             if _too_large(exc):
                 raise UnusableReply(f"the A2A doctor's reply was refused: {exc}") from exc
+            refused = _cause(exc, RefusedAddress)
+            if refused is not None:
+                raise RefusedAddress(f"the A2A doctor at {base_url}: {refused}") from exc
             if isinstance(exc, A2AError):
                 raise
-            raise A2AError(f"the A2A doctor at {base_url} failed: {describe(exc)}") from exc
+            hint = f"give it with {DOCTOR_TOKEN_ENV} (gaa serve green: --doctor-token)"
+            raise call_failed("the A2A doctor", base_url, exc, hint) from exc
 
     return execute

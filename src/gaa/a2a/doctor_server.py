@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from a2a.helpers.proto_helpers import new_task_from_user_message, new_text_message, new_text_part
@@ -35,7 +36,7 @@ from inspect_ai.util import Store
 from inspect_ai.util._store import init_subtask_store
 from starlette.applications import Starlette
 
-from gaa.a2a._server import a2a_app, agent_card
+from gaa.a2a._server import ServerLimits, a2a_app, agent_card
 from gaa.a2a.layout import (
     DoctorRequest,
     LayoutError,
@@ -267,7 +268,7 @@ def quiet_malformed_requests() -> None:
             sdk_logger.addFilter(_OneLineForBadRequests())
 
 
-def doctor_card(doctor: str, url: str) -> AgentCard:
+def doctor_card(doctor: str, url: str, bearer: bool = False) -> AgentCard:
     return agent_card(
         name=f"GAA doctor {doctor}",
         description=(
@@ -278,15 +279,24 @@ def doctor_card(doctor: str, url: str) -> AgentCard:
         skill_id="doctor_turn",
         skill_name="Next doctor turn",
         examples=["=== Patient Clinical Information === ... Now provide your next response"],
+        bearer=bearer,
     )
 
 
 def doctor_app(
-    doctor: str, url: str, model: str | None = None, max_concurrent: int = DEFAULT_MAX_CONCURRENT
+    doctor: str,
+    url: str,
+    model: str | None = None,
+    max_concurrent: int = DEFAULT_MAX_CONCURRENT,
+    *,
+    tokens: Sequence[str] = (),
+    limits: ServerLimits | None = None,
 ) -> Starlette:
     """The A2A app serving ``doctor`` (``model`` for doctors that take one), computing at most
-    ``max_concurrent`` turns at once."""
+    ``max_concurrent`` turns at once; ``tokens`` are the callers' bearer tokens (none:
+    anonymous callers, for loopback only), ``limits`` what it holds at most."""
     options = doctor_factory_options(doctor, model)
     executor = DoctorExecutor(doctor, options, max_concurrent)
     quiet_malformed_requests()
-    return a2a_app(executor, doctor_card(executor.doctor, url))
+    card = doctor_card(executor.doctor, url, bearer=bool(tokens))
+    return a2a_app(executor, card, tokens=tokens, limits=limits)

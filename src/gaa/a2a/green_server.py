@@ -9,14 +9,21 @@ matching part to its model by default) and ``doctor_connections``. A bad request
 with the field named. A good one runs ``medical_dialogue`` in-process (one assessment at a
 time; others wait), streams "Completed N/M personas", and ends with an ``EvalResult`` artifact
 (a data part, and the summary as text). Cancelling the task stops the eval.
+
+The participant is contacted only if the operator's outbound policy allows its host (loopback
+by default; ``--allow-host``), and only at that host: a doctor whose agent card sends calls
+elsewhere is refused before the assessment starts. A refusal fails the task with one line
+naming the participant and why. Failures never carry the server's paths or tracebacks.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 import anyio
@@ -37,7 +44,9 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 
 from gaa._args import HTTP_URL, MAX_ROUNDS_LIMIT, ArgumentError, parse_int
-from gaa.a2a._server import a2a_app, agent_card
+from gaa.a2a._server import ServerLimits, a2a_app, agent_card
+from gaa.a2a.client import CardElsewhere, bearer_headers, resolve_card
+from gaa.a2a.outbound import OutboundPolicy, RefusedAddress, outbound
 from gaa.a2a.results import eval_result
 from gaa.benchmark import DEFAULT_DOCTOR_CONNECTIONS, medical_dialogue
 from gaa.dialogue import DEFAULT_MAX_ROUNDS
@@ -60,6 +69,10 @@ CONFIG_KEYS = frozenset(
 )
 MODEL_ROLES = frozenset({"patient", "judge", "constructor", "teamwork"})
 MAX_REQUEST_BYTES = 64_000
+PREFLIGHT_TIMEOUT = 10.0
+INTERNAL_ERROR = "an error inside the assessor stopped it (the assessor's log has the details)"
+
+logger = logging.getLogger(__name__)
 
 
 class RequestError(GAAError, ValueError):
@@ -233,26 +246,55 @@ def _quiet_display() -> None:
         init_display_type("none")
 
 
+async def check_participant(
+    plan: Assessment, policy: OutboundPolicy, token: str | None = None
+) -> None:
+    """Refuse (:class:`RequestError`, one line naming the participant and why) a doctor the
+    operator's ``policy`` does not allow, or whose agent card sends calls to another host. A
+    doctor that does not answer yet is not refused here: the eval reports it as it does any
+    doctor error."""
+    import httpx
+
+    where = f"participants.doctor ({plan.doctor_url})"
+    try:
+        await policy.check_url(plan.doctor_url)
+        with outbound(policy, token), anyio.move_on_after(PREFLIGHT_TIMEOUT):
+            timeout = httpx.Timeout(PREFLIGHT_TIMEOUT)
+            async with httpx.AsyncClient(timeout=timeout, headers=bearer_headers(token)) as http:
+                await resolve_card(http, plan.doctor_url)
+    except (RefusedAddress, CardElsewhere) as exc:
+        raise RequestError(f"{where} is refused: {exc}") from None
+    except GAAError:
+        return  # no card yet: the eval says so, persona by persona
+
+
 async def run_assessment(
-    plan: Assessment, log_dir: str, on_sample: Progress | None = None
+    plan: Assessment,
+    log_dir: str,
+    on_sample: Progress | None = None,
+    policy: OutboundPolicy | None = None,
+    token: str | None = None,
 ) -> EvalResult:
-    """Run the assessment in-process and read its EvalResult from the log."""
+    """Run the assessment in-process and read its EvalResult from the log; the doctor is
+    contacted as ``policy`` allows (default: loopback only), with ``token``."""
     task = medical_dialogue(**plan.task_args)
     _quiet_display()
     if on_sample is not None:
         _listeners.append(on_sample)
     try:
-        [log] = await eval_async(
-            task,
-            model="none",
-            model_roles=dict(plan.model_roles) or None,
-            log_dir=log_dir,
-            log_level="warning",
-            # Inspect's control server is a second uvicorn server in this process: it would take
-            # the process's signals while the eval runs, and when it stops, sse-starlette reads
-            # its exit flag as this server's shutdown and cuts every open stream.
-            ctl_server=False,
-        )
+        with outbound(policy or OutboundPolicy(), token):
+            [log] = await eval_async(
+                task,
+                model="none",
+                model_roles=dict(plan.model_roles) or None,
+                log_dir=log_dir,
+                log_level="warning",
+                # Inspect's control server is a second uvicorn server in this process: it would
+                # take the process's signals while the eval runs, and when it stops,
+                # sse-starlette reads its exit flag as this server's shutdown and cuts every
+                # open stream.
+                ctl_server=False,
+            )
     finally:
         if on_sample is not None:
             _listeners.remove(on_sample)
@@ -268,10 +310,14 @@ class GreenExecutor(AgentExecutor):
         log_dir: str = "logs/green",
         model_roles: dict[str, str] | None = None,
         allowed_models: Sequence[str] = (),
+        policy: OutboundPolicy | None = None,
+        doctor_token: str | None = None,
     ) -> None:
         self.log_dir = log_dir
         self.model_roles = dict(model_roles or {})
         self.allowed_models = tuple(allowed_models)
+        self.policy = policy or OutboundPolicy()
+        self.doctor_token = doctor_token
         self._lock = anyio.Lock()
         self._running: dict[str, anyio.CancelScope] = {}
 
@@ -287,14 +333,18 @@ class GreenExecutor(AgentExecutor):
         try:
             request = parse_eval_request(context.get_user_input())
             plan = plan_assessment(request, self.model_roles, self.allowed_models)
+            await check_participant(plan, self.policy, self.doctor_token)
         except Exception as exc:  # a request must never escape as a raw server error
-            reason = str(exc) if isinstance(exc, GAAError) else f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, GAAError):
+                reason = str(exc)
+            else:
+                logger.exception("an EvalRequest could not be read")
+                reason = INTERNAL_ERROR
+            logger.info("refused an EvalRequest: %s", reason)
             await updater.failed(say(f"Invalid EvalRequest: {reason}"))
             return
         total = len(plan.personas)
-        await updater.start_work(
-            say(f"Assessing {plan.doctor_url} on {total} personas (log dir {self.log_dir})")
-        )
+        await updater.start_work(say(f"Assessing {plan.doctor_url} on {total} personas"))
         done = 0
         scope = anyio.CancelScope()
         self._running[task.id] = scope
@@ -315,12 +365,17 @@ class GreenExecutor(AgentExecutor):
             with scope:
                 async with self._lock:
                     try:
-                        result = await run_assessment(plan, self.log_dir, progress)
+                        result = await run_assessment(
+                            plan, self.log_dir, progress, self.policy, self.doctor_token
+                        )
                     except Exception as exc:
                         if not scope.cancel_called:
-                            await updater.failed(
-                                say(f"The assessment failed: {type(exc).__name__}: {exc}")
-                            )
+                            if isinstance(exc, GAAError):
+                                reason = str(exc)
+                            else:
+                                logger.exception("an assessment failed")
+                                reason = INTERNAL_ERROR
+                            await updater.failed(say(f"The assessment failed: {reason}"))
                         return
         finally:
             self._running.pop(task.id, None)
@@ -332,7 +387,7 @@ class GreenExecutor(AgentExecutor):
         )
         if result.status != "success":
             why = result.error or "no reason recorded"
-            where = result.log_location
+            where = PurePath(result.log_location).name if result.log_location else "none"
             await updater.failed(
                 say(f"The eval ended with status {result.status} ({why}); log: {where}")
             )
@@ -356,7 +411,7 @@ class GreenExecutor(AgentExecutor):
             await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def green_card(url: str) -> AgentCard:
+def green_card(url: str, bearer: bool = False) -> AgentCard:
     return agent_card(
         name="GAA medical dialogue assessor",
         description=(
@@ -368,6 +423,7 @@ def green_card(url: str) -> AgentCard:
         skill_id="assess_doctor",
         skill_name="Assess a doctor agent",
         examples=['{"participants": {"doctor": "http://127.0.0.1:9019"}, "config": {}}'],
+        bearer=bearer,
     )
 
 
@@ -376,8 +432,16 @@ def green_app(
     log_dir: str = "logs/green",
     model_roles: dict[str, str] | None = None,
     allowed_models: Sequence[str] = (),
+    *,
+    tokens: Sequence[str] = (),
+    policy: OutboundPolicy | None = None,
+    doctor_token: str | None = None,
+    limits: ServerLimits | None = None,
 ) -> Starlette:
     """The assessor's A2A app; ``model_roles`` are the operator's models, ``allowed_models``
-    the glob patterns of models a request may name."""
-    executor = GreenExecutor(log_dir, model_roles, allowed_models)
-    return a2a_app(executor, green_card(url), max_request_bytes=MAX_REQUEST_BYTES)
+    the glob patterns of models a request may name; ``tokens`` the callers' bearer tokens
+    (none: anonymous, loopback only); ``policy`` the participant hosts it may contact
+    (default loopback only) and ``doctor_token`` the token it sends them."""
+    executor = GreenExecutor(log_dir, model_roles, allowed_models, policy, doctor_token)
+    limits = limits or ServerLimits(max_request_bytes=MAX_REQUEST_BYTES)
+    return a2a_app(executor, green_card(url, bool(tokens)), tokens=tokens, limits=limits)

@@ -17,7 +17,14 @@ A scenario file has the AgentBeats layout::
 
 ``cmd`` is optional (leave it out for an agent that is already running). A command starting
 with ``gaa`` runs with this Python (``python -m gaa``), so no activated environment is needed.
-Every started process is stopped on exit, on failure and on Ctrl-C.
+Every started process is stopped on exit, on failure and on Ctrl-C, with every process it
+started in turn (its whole tree, found with psutil before anything is signalled: a child that
+left the process group, or whose parent has exited, is stopped too).
+
+An agent may have a bearer token: ``token_env = "NAME"`` (the environment variable holding it;
+preferred) or ``token = "..."``. A started agent gets its own token as ``GAA_A2A_TOKEN``; the
+assessor also gets the doctor's as ``GAA_A2A_DOCTOR_TOKEN``; ``gaa run`` sends the assessor's
+token with the EvalRequest.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ class Agent:
     name: str
     endpoint: str
     cmd: str | None = None
+    token: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -66,16 +74,54 @@ class Scenario:
         return [self.green, *self.participants.values()]
 
 
+def check_endpoint(endpoint: object, where: str) -> str:
+    """``endpoint`` if it is an http(s) URL with a host and a valid port, else a one-line
+    :class:`ScenarioError` naming ``where`` (the agent) and what is wrong."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(endpoint, str) or not endpoint.strip():
+        raise ScenarioError(f"{where}.endpoint must be an http(s) URL, not {endpoint!r}")
+    endpoint = endpoint.strip()
+    try:
+        parts = urlsplit(endpoint)
+        port = parts.port
+    except ValueError as exc:
+        raise ScenarioError(f"{where}.endpoint {endpoint!r} is not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https"):
+        raise ScenarioError(f"{where}.endpoint must be an http(s) URL, not {endpoint!r}")
+    if not parts.hostname:
+        raise ScenarioError(f"{where}.endpoint {endpoint!r} has no host")
+    if port == 0 or any(c.isspace() for c in endpoint):
+        raise ScenarioError(f"{where}.endpoint {endpoint!r} is not a usable address")
+    if parts.query or parts.fragment:
+        raise ScenarioError(f"{where}.endpoint {endpoint!r} must not have a query or fragment")
+    return endpoint.rstrip("/")
+
+
+def _token(table: dict[str, Any], where: str) -> str | None:
+    token, env = table.get("token"), table.get("token_env")
+    if token is not None and env is not None:
+        raise ScenarioError(f"{where}: give token or token_env, not both")
+    if env is not None:
+        if not isinstance(env, str) or not env:
+            raise ScenarioError(f"{where}.token_env must name an environment variable")
+        value = os.environ.get(env, "").strip()
+        if not value:
+            raise ScenarioError(f"{where}.token_env: the environment variable {env} is not set")
+        return value
+    if token is not None and (not isinstance(token, str) or not token.strip()):
+        raise ScenarioError(f"{where}.token must be a non-empty string")
+    return token.strip() if isinstance(token, str) else None
+
+
 def _agent(table: Any, where: str, name: str) -> Agent:
     if not isinstance(table, dict):
         raise ScenarioError(f"{where} must be a table with endpoint (and optionally cmd)")
-    endpoint = table.get("endpoint")
-    if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")):
-        raise ScenarioError(f"{where}.endpoint must be an http(s) URL, not {endpoint!r}")
+    endpoint = check_endpoint(table.get("endpoint"), where)
     cmd = table.get("cmd")
     if cmd is not None and (not isinstance(cmd, str) or not cmd.strip()):
         raise ScenarioError(f"{where}.cmd must be a command line, not {cmd!r}")
-    return Agent(name=name, endpoint=endpoint.rstrip("/"), cmd=cmd)
+    return Agent(name=name, endpoint=endpoint, cmd=cmd, token=_token(table, where))
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -122,9 +168,14 @@ def _listening(endpoint: str) -> bool:
 
     parts = urlsplit(endpoint)
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    with socket.socket() as sock:
+    try:
+        infos = socket.getaddrinfo(parts.hostname or "127.0.0.1", port, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
         sock.settimeout(0.5)
-        return sock.connect_ex((parts.hostname or "127.0.0.1", port)) == 0
+        return sock.connect_ex(address) == 0
 
 
 @contextmanager
@@ -145,12 +196,26 @@ def _stopped_on_signals() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def agent_environment(agent: Agent, agents: list[Agent]) -> dict[str, str] | None:
+    """The environment a started agent runs with: its own token as ``GAA_A2A_TOKEN``, and for
+    the assessor the doctor's as ``GAA_A2A_DOCTOR_TOKEN`` (None: this process's as it is)."""
+    extra: dict[str, str] = {}
+    if agent.token:
+        extra["GAA_A2A_TOKEN"] = agent.token
+    if agent.name == "green_agent":
+        doctor = next((a for a in agents if a.name == "doctor"), None)
+        if doctor is not None and doctor.token:
+            extra["GAA_A2A_DOCTOR_TOKEN"] = doctor.token
+    return {**os.environ, **extra} if extra else None
+
+
 @contextmanager
 def started(
     agents: list[Agent], show_logs: bool, log_dir: Path | None = None
 ) -> Iterator[dict[str, subprocess.Popen[bytes]]]:
-    """Start each agent's command; stop them all on exit (SIGTERM, then SIGKILL). Their output
-    goes to the terminal with ``show_logs``, else to ``<log_dir>/<agent>.log`` (if given)."""
+    """Start each agent's command; stop them all on exit, with every process they started
+    (SIGTERM, then SIGKILL). Their output goes to the terminal with ``show_logs``, else to
+    ``<log_dir>/<agent>.log`` (if given)."""
     processes: dict[str, subprocess.Popen[bytes]] = {}
     files: list[Any] = []
     busy = [agent for agent in agents if agent.cmd and _listening(agent.endpoint)]
@@ -179,6 +244,7 @@ def started(
                         stdout=output,
                         stderr=subprocess.STDOUT if output is not None else None,
                         start_new_session=True,
+                        env=agent_environment(agent, agents),
                     )
                 except OSError as exc:
                     raise ScenarioError(
@@ -192,19 +258,55 @@ def _close(files: list[Any]) -> None:
         file.close()
 
 
-def stop(started: dict[str, subprocess.Popen[bytes]] | list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM to every process (and its group), then SIGKILL after a grace period."""
+def _descendants(processes: list[subprocess.Popen[bytes]]) -> list[Any]:
+    """Every live process below ``processes`` (psutil), found before anything is signalled:
+    once a parent exits, its children are re-parented and cannot be found from it."""
+    try:
+        import psutil  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - psutil comes with inspect_ai
+        return []
+    found: dict[int, Any] = {}
+    for process in processes:
+        with suppress(psutil.Error):
+            for child in psutil.Process(process.pid).children(recursive=True):
+                found[child.pid] = child
+    return list(found.values())
+
+
+def stop(
+    started: dict[str, subprocess.Popen[bytes]] | list[subprocess.Popen[bytes]],
+    grace: float = STOP_GRACE,
+) -> list[int]:
+    """SIGTERM to every process, its group and every process below it, then SIGKILL to what is
+    left after ``grace`` seconds. Returns the pids still alive after that (none, normally)."""
     processes = list(started.values()) if isinstance(started, dict) else list(started)
+    tree = _descendants(processes)
     for process in processes:
         if process.poll() is None:
             _signal(process, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_GRACE
+    for child in tree:
+        _signal_descendant(child, signal.SIGTERM)
+    deadline = time.monotonic() + grace
     for process in processes:
         try:
             process.wait(max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             _signal(process, signal.SIGKILL)
             process.wait()
+    return _finish(tree, max(0.1, deadline - time.monotonic()))
+
+
+def _finish(tree: list[Any], wait: float) -> list[int]:
+    """Wait for the descendants, SIGKILL those still alive, and return any that survive."""
+    if not tree:
+        return []
+    import psutil
+
+    _, alive = psutil.wait_procs(tree, timeout=wait)
+    for child in alive:
+        _signal_descendant(child, signal.SIGKILL)
+    _, alive = psutil.wait_procs(alive, timeout=5)
+    return [child.pid for child in alive]
 
 
 def _signal(process: subprocess.Popen[bytes], sig: int) -> None:
@@ -213,6 +315,13 @@ def _signal(process: subprocess.Popen[bytes], sig: int) -> None:
     except (ProcessLookupError, PermissionError):
         with suppress(ProcessLookupError):
             process.send_signal(sig)
+
+
+def _signal_descendant(child: Any, sig: int) -> None:
+    import psutil
+
+    with suppress(psutil.Error):
+        child.send_signal(sig)
 
 
 def wait_ready(
