@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,12 @@ from gaa.report.leaderboard import FailedRun, LeaderboardRow, failed_runs, leade
 from gaa.report.runs import ReportError, Run, read_runs
 
 FORMATS = ("html", "md", "json")
+MANIFEST = ".gaa-report.json"
+"""The file in ``out`` that lists what the last report wrote there: the next report removes
+those it does not write again, and touches nothing else in the folder."""
+PAGES = frozenset({"report.md", "index.html", "report.json"})
+_PICTURE = re.compile(r"[a-z0-9-]+\.png")
+PNG = b"\x89PNG\r\n\x1a\n"
 
 __all__ = [
     "FORMATS",
@@ -55,7 +62,77 @@ def build_report(paths: Iterable[str], progress: Callable[[str], None] | None = 
         for run in runs
         if run.missing
     ]
-    return Report(runs=reports, board=board, warnings=[*partial, *warnings], failed=failed)
+    skipped = [
+        f"{run.location}: {len(run.skipped)} samples skipped as malformed: "
+        + "; ".join(f"{persona} ({why})" for persona, why in run.skipped)
+        for run in runs
+        if run.skipped
+    ]
+    return Report(
+        runs=reports, board=board, warnings=[*partial, *skipped, *warnings], failed=failed
+    )
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def prepare_out(out: Path) -> None:
+    """Make ``out`` a folder the report can write into, or say in one line why it cannot be:
+    a file, a path under a file, a folder that cannot be made or written."""
+    try:
+        if out.exists() and not out.is_dir():
+            raise ReportError(f"the report folder {out} is a file: name a folder for --out")
+        for parent in out.parents:
+            if parent.exists():
+                if not parent.is_dir():
+                    raise ReportError(
+                        f"the report folder {out} is under {parent}, which is a file"
+                    )
+                break
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(f"cannot make the report folder {out}: {_why(exc)}") from None
+    try:
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        raise ReportError(f"cannot write into the report folder {out}: {_why(exc)}") from None
+
+
+def _earlier(out: Path) -> list[str]:
+    """The files the last report wrote into ``out``, by its manifest: only names of the files a
+    report writes, directly in ``out`` (a manifest naming anything else names nothing)."""
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    names = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(names, list):
+        return []
+    return [
+        name
+        for name in names
+        if isinstance(name, str) and (name in PAGES or _PICTURE.fullmatch(name))
+    ]
+
+
+def _own(out: Path, written: list[Path]) -> None:
+    """Record what this report wrote, then remove what the last one wrote and this one did
+    not (and nothing else)."""
+    earlier = _earlier(out)
+    names = [path.name for path in written]
+    manifest = {"written_by": "gaa report", "files": names}
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    for name in sorted(set(earlier) - set(names)):
+        path = out / name
+        if path.is_symlink() or not path.is_file():
+            continue
+        if name.endswith(".png"):
+            with path.open("rb") as file:
+                if file.read(len(PNG)) != PNG:  # a picture the report draws is a PNG
+                    continue
+        path.unlink(missing_ok=True)
 
 
 def _slug(text: str, taken: set[str]) -> str:
@@ -84,17 +161,29 @@ def make_report(
     progress: Callable[[str], None] | None = None,
 ) -> tuple[Report, list[Path]]:
     """Write the report for ``paths`` into ``out``: ``index.html``, ``report.md``,
-    ``report.json`` (as ``formats`` asks) and the PNG pictures; returns what was written."""
+    ``report.json`` (as ``formats`` asks) and the PNG pictures; returns what was written.
+
+    The report owns the files it lists in ``out``/``.gaa-report.json``: pictures and pages an
+    earlier report wrote there and this one does not are removed; nothing else is touched."""
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown or not formats:
+        raise ReportError(f"formats must be among {', '.join(FORMATS)}, not {', '.join(unknown)}")
+    out = Path(out)
+    prepare_out(out)
+    report = build_report(paths, progress)
+    try:
+        return report, _write(report, out, formats)
+    except OSError as exc:
+        raise ReportError(
+            f"cannot write the report into {out}: {_why(exc)} ({exc.filename or out})"
+        ) from None
+
+
+def _write(report: Report, out: Path, formats: Sequence[str]) -> list[Path]:
     from gaa.report import charts
     from gaa.report.html import markdown_to_html
     from gaa.report.markdown import escape, leaderboard_markdown, report_json, run_markdown
 
-    unknown = sorted(set(formats) - set(FORMATS))
-    if unknown or not formats:
-        raise ReportError(f"formats must be among {', '.join(FORMATS)}, not {', '.join(unknown)}")
-    report = build_report(paths, progress)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     pictures: dict[str, bytes] = {}
     sections = ["# GAA medical dialogue report", ""]
@@ -141,4 +230,5 @@ def make_report(
         data = _finite(report_json(report.runs, report.board, report.warnings, report.failed))
         path.write_text(json.dumps(data, indent=2), encoding="utf-8")
         written.append(path)
-    return report, written
+    _own(out, written)
+    return written

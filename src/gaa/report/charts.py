@@ -10,7 +10,21 @@ from typing import Any
 from gaa.models import MBTI_TYPES
 from gaa.report.analysis import RunReport
 from gaa.report.leaderboard import LeaderboardRow
+from gaa.report.markdown import one_line
 from gaa.report.runs import GROUPS
+
+LABEL_CHARS = 80
+
+
+def label(text: object) -> str:
+    """Text from a log as a label matplotlib draws as it is: one line, cut short, every ``$``
+    escaped (so no mathtext runs) and a leading ``_`` kept visible (matplotlib hides legend
+    entries whose label starts with one)."""
+    line = one_line(text)
+    if len(line) > LABEL_CHARS:
+        line = line[: LABEL_CHARS - 3] + "..."
+    line = line.replace("$", "\\$")
+    return f" {line}" if line.startswith("_") else line
 
 
 def _pyplot() -> Any:
@@ -48,14 +62,14 @@ def heatmap(report: RunReport) -> bytes:
     ]
     figure, axes = plt.subplots(figsize=(2.2 + 1.4 * len(cases), 0.9 + 0.38 * len(types)))
     image = axes.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
-    axes.set_xticks(range(len(cases)), cases)
+    axes.set_xticks(range(len(cases)), [label(case) for case in cases])
     axes.set_yticks(range(len(types)), types)
     for i, line in enumerate(grid):
         for j, value in enumerate(line):
             if not math.isnan(value):
                 axes.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=8)
     figure.colorbar(image, ax=axes, label="overall (0-100)")
-    axes.set_title(f"{report.run.doctor}: overall by type and case", fontsize=9)
+    axes.set_title(f"{label(report.run.doctor)}: overall by type and case", fontsize=9)
     return _png(figure)
 
 
@@ -69,7 +83,7 @@ def group_scores(report: RunReport) -> bytes:
     axes.bar([g.replace("_", "\n") for g in GROUPS], means, yerr=errors, capsize=4, color="#4c72b0")
     axes.set_ylim(0, 10)
     axes.set_ylabel("mean score (0-10), 95% interval")
-    axes.set_title(f"{report.run.doctor}: group scores", fontsize=9)
+    axes.set_title(f"{label(report.run.doctor)}: group scores", fontsize=9)
     return _png(figure)
 
 
@@ -87,7 +101,7 @@ def willingness(report: RunReport) -> bytes:
                 xs.append(index)
                 means.append(sum(v for v in values if v is not None) / len(values))
                 spread.append(pstdev([float(v) for v in values if v is not None]))
-        axes.plot(xs, means, marker="o", label=case)
+        axes.plot(xs, means, marker="o", label=label(case))
         axes.fill_between(
             xs, [m - s for m, s in zip(means, spread, strict=True)],
             [m + s for m, s in zip(means, spread, strict=True)], alpha=0.15,
@@ -96,7 +110,7 @@ def willingness(report: RunReport) -> bytes:
     axes.set_ylabel("willingness (0-10)")
     axes.set_ylim(0, 10)
     axes.legend(fontsize=8)
-    axes.set_title(f"{report.run.doctor}: willingness by round (mean, +-1 SD)", fontsize=9)
+    axes.set_title(f"{label(report.run.doctor)}: willingness by round (mean, +-1 SD)", fontsize=9)
     return _png(figure)
 
 
@@ -106,7 +120,7 @@ def criteria(report: RunReport, limit: int = 20) -> bytes:
     items = report.criteria_not_met[:limit]
     figure, axes = plt.subplots(figsize=(7, 0.8 + 0.3 * max(len(items), 1)))
     if items:
-        names = [criterion for criterion, _, _ in items][::-1]
+        names = [label(criterion) for criterion, _, _ in items][::-1]
         rates = [100 * (judged - missed) / judged for _, missed, judged in items][::-1]
         axes.barh(names, rates, color="#dd8452")
         axes.set_xlim(0, 100)
@@ -115,7 +129,7 @@ def criteria(report: RunReport, limit: int = 20) -> bytes:
         axes.text(0.5, 0.5, "every judged criterion was met", ha="center", va="center")
         axes.set_axis_off()
     axes.set_xlabel("met in % of the personas where judged")
-    axes.set_title(f"{report.run.doctor}: criteria most often not met", fontsize=9)
+    axes.set_title(f"{label(report.run.doctor)}: criteria most often not met", fontsize=9)
     return _png(figure)
 
 
@@ -130,7 +144,7 @@ def leaderboard_chart(rows: list[LeaderboardRow]) -> bytes:
         [0.0 if math.isnan(r.high) else r.high - r.mean for r in ordered],
     ]
     bars = axes.barh(
-        [f"{r.doctor}" for r in ordered], means, xerr=errors, capsize=3, color="#55a868"
+        [label(r.doctor) for r in ordered], means, xerr=errors, capsize=3, color="#55a868"
     )
     for bar, row in zip(bars, ordered, strict=True):
         if not row.comparable:

@@ -7,6 +7,8 @@ import base64
 import html
 import re
 
+from gaa.report.markdown import ESCAPED_CHARS
+
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
        color: #222; }
@@ -20,7 +22,7 @@ code { background: #f5f5f5; padding: 0 0.2em; }
 _IMAGE = re.compile(r"^!\[(.*)\]\((.*)\)$")
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
-_ESCAPED = re.compile(r"\\([\\`*|<\[])")
+_ESCAPED = re.compile(r"\\([" + re.escape(ESCAPED_CHARS) + "])")
 _KEPT = re.compile("\x00(\\d+)\x00")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from gaa.report.analysis import RunReport
@@ -27,28 +28,70 @@ def number(value: float | None, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
-_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*<["})
+LINE_BREAK = "\u23ce"  # ⏎: a line break in text from a log, shown rather than obeyed
+_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+ESCAPED_CHARS = "\\`*_<>[]&|~$#+-=.)!"
+"""Every character :func:`escape` may put a backslash before (the HTML page reads them back)."""
+_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*<[]&|~$"})
+_LONE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_BLOCK_START = re.compile(r"^(?:[#>+=!-]|\d+(?=[.)]))")
 
 
-def escape(text: str) -> str:
-    """Text from a log as literal Markdown on one line: a line break could start a heading,
-    list or table; backticks and asterisks would format, ``<`` open raw HTML and ``[`` a link
-    (the HTML page reads the same backslash escapes back)."""
-    return " ".join(str(text).split()).translate(_SPECIAL)
+def _control(match: re.Match[str]) -> str:
+    point = ord(match.group())
+    return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
 
 
-def code(text: str) -> str:
+def one_line(text: object) -> str:
+    """Text from a log on one line, for any reader (a terminal too): every line break shown
+    as ``⏎``, other control and direction-override characters as ``\\xNN``/``\\uNNNN``, runs
+    of white space as one space."""
+    shown = _BREAKS.sub(f" {LINE_BREAK} ", str(text))
+    shown = _CONTROLS.sub(_control, shown)
+    return " ".join(shown.split())
+
+
+def inline(text: object) -> str:
+    """Text from a log as literal Markdown inside a line: on one line (:func:`one_line`), and
+    every character that could format (backticks, ``*``, ``_`` at a word's edge, ``~``,
+    ``$``), open raw HTML or an entity (``<``, ``&``), a link (``[``, ``]``) or split a table
+    cell (``|``) behind a backslash (the HTML page reads the same escapes back)."""
+    escaped = one_line(text).translate(_SPECIAL)
+    return _LONE_UNDERSCORE.sub(r"\\_", escaped)
+
+
+def escape(text: object) -> str:
+    """Text from a log as literal Markdown wherever it lands, at a line's start too: as
+    :func:`inline`, and a first character that would open a block (a heading, list item,
+    block quote, setext underline, thematic break, numbered item) escaped as well (``|``,
+    ``<``, ``*``, ``_`` and backticks always are)."""
+    return _BLOCK_START.sub(_block_start, inline(text))
+
+
+def _block_start(match: re.Match[str]) -> str:
+    start = match.group()
+    return f"{start}\\" if start[0].isdigit() else f"\\{start}"
+
+
+def code(text: object) -> str:
     """``text`` as a code span, or escaped plain text when it holds what a code span cannot
     (a code span has no escapes)."""
-    line = " ".join(str(text).split())
-    return escape(line) if "`" in line or "\\" in line else f"`{line}`"
+    line = one_line(text)
+    return escape(line) if "`" in line or "\\" in line or not line else f"`{line}`"
+
+
+def skipped_text(skipped: list[tuple[str, str]]) -> str:
+    """``samples skipped: 2: ID (why); ...``, escaped."""
+    listed = "; ".join(f"{escape(persona)} ({escape(why)})" for persona, why in skipped)
+    return f"samples skipped (malformed in the log): {len(skipped)}: {listed}"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A table of literal cells: every cell is escaped here, and a ``|`` in one as well."""
+    """A table of literal cells: every cell is escaped here (never at a line's start)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += [
-        "| " + " | ".join(escape(cell).replace("|", "\\|") for cell in row) + " |"
+        "| " + " | ".join(inline(cell) for cell in row) + " |"
         for row in rows
     ]
     return lines
@@ -137,6 +180,8 @@ def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> s
         f"- personas: {len(run.rows)} in the log, {len(run.scored)} scored"
         + (f"; **missing from the log: {escape(', '.join(run.missing))}**" if run.missing else ""),
     ]
+    if run.skipped:
+        lines.append(f"- **{skipped_text(run.skipped)}**")
     if run.fallbacks:
         lines.append(
             f"- **judge fallback:** the panel ({escape(run.judge_models)}) failed on "
@@ -175,7 +220,8 @@ def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> s
         mbti, case, gap = twins.largest or ("", "", 0.0)
         lines.append(
             f"{len(twins.pairs)} pairs; mean gap {number(twins.mean, 2)}; largest "
-            f"{mbti} {case} ({number(gap, 2)}); exact sign test p = {number(twins.p_value, 3)}."
+            f"{escape(mbti)} {escape(case)} ({number(gap, 2)}); exact sign test p = "
+            f"{number(twins.p_value, 3)}."
         )
     else:
         lines.append("No pair has both twins scored.")
@@ -358,6 +404,7 @@ def report_json(
                 "outcomes": report.outcomes,
                 "willingness_by_round": report.willingness,
                 "missing_personas": run.missing,
+                "skipped_samples": [{"persona": p, "why": why} for p, why in run.skipped],
                 "scores": [
                     {
                         "persona": row.persona,

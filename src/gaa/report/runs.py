@@ -8,6 +8,7 @@ prompt files.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,7 +16,8 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
-from gaa.errors import GAAError
+from gaa.errors import GAAError, describe
+from gaa.models import MBTI_TYPES
 from gaa.report.tokens import RunTokens, TokenCount, bound_models, run_tokens, sample_tokens
 from gaa.summary import doctor_label
 
@@ -29,6 +31,14 @@ ERROR_CHARS = 300
 
 class ReportError(GAAError, ValueError):
     """Logs a report cannot be made from (the message names the file)."""
+
+
+class MalformedSample(ValueError):
+    """A sample whose metadata, scores or dialogue statistics are not what the task writes:
+    skipped, and listed in the report with this message."""
+
+
+GENDERS = ("male", "female")
 
 
 @dataclass
@@ -90,6 +100,9 @@ class Run:
     tokens: RunTokens
     missing: list[str] = field(default_factory=list)
     """Personas in the dataset with no sample in the log (an interrupted or partial run)."""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(sample id, why) for samples in the log too malformed to report (odd metadata, scores
+    of the wrong type, no score and no error): left out of every number, listed."""
     eval_id: str = ""
     error: str = ""
     """Why the eval ended in error, if the log says (its last line)."""
@@ -170,6 +183,11 @@ class Run:
         """Why nothing (or not everything) was scored: the eval's error, else the samples'."""
         if self.error:
             return self.error
+        if not self.rows and self.skipped:
+            return (
+                f"all {len(self.skipped)} samples skipped as malformed "
+                f"(first: {self.skipped[0][1]})"
+            )
         if not self.rows:
             return "no samples in the log"
         errors = Counter(row.error for row in self.rows if not row.scored)
@@ -191,62 +209,137 @@ def last_line(message: str) -> str:
     return lines[-1][:ERROR_CHARS] if lines else "error"
 
 
+def _count(value: Any, what: str) -> int:
+    """A whole number the task writes (absent is 0)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise MalformedSample(f"{what} is {value!r}, not a number")
+    if not math.isfinite(value) or value != int(value) or value < 0:
+        raise MalformedSample(f"{what} is {value!r}, not a whole number")
+    return int(value)
+
+
+def _level(value: Any, what: str) -> int | None:
+    """A willingness level (absent stays None)."""
+    return None if value is None else _count(value, what)
+
+
+def _mapping(value: Any, what: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MalformedSample(f"{what} is a {type(value).__name__}, not a mapping")
+    return value
+
+
+def _texts(value: Any, what: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise MalformedSample(f"{what} is {value!r:.60}, not a list of texts")
+    return list(value)
+
+
+def _choice(metadata: dict[str, Any], key: str, choices: Iterable[str] | None = None) -> str:
+    value = metadata.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise MalformedSample(f"metadata {key} is {value!r:.60}, not a name")
+    if choices is not None and value not in choices:
+        raise MalformedSample(f"metadata {key} is {value!r:.60}, not one of the task's")
+    return value
+
+
 def _willingness_by_round(session: dict[str, Any]) -> list[int | None]:
     values: list[int | None] = []
-    for turn in session.get("turns", []):
+    turns = session.get("turns", [])
+    if not isinstance(turns, list):
+        raise MalformedSample("the session's turns are not a list")
+    for turn in turns:
+        turn = _mapping(turn, "a session turn")
         if turn.get("speaker") == "patient":
-            values.append(turn.get("willingness"))
+            values.append(_level(turn.get("willingness"), "a turn's willingness"))
     return values
 
 
+def _scores(value: dict[str, Any]) -> dict[str, float]:
+    scores = {}
+    for name in METRICS:
+        score = value.get(name)
+        if isinstance(score, bool) or not isinstance(score, int | float):
+            raise MalformedSample(f"score {name} is {score!r:.60}, not a number")
+        if not math.isfinite(score):
+            raise MalformedSample(f"score {name} is {score!r}")
+        scores[name] = float(score)
+    return scores
+
+
 def persona_row(sample: EvalSample) -> PersonaRow:
-    """The row of one sample (scored or not)."""
-    metadata = sample.metadata or {}
+    """The row of one sample (scored or not); :class:`MalformedSample` when the sample is not
+    what the task writes."""
+    metadata = _mapping(sample.metadata, "the metadata")
     score = next(iter((sample.scores or {}).values()), None)
-    score_metadata: dict[str, Any] = (score.metadata or {}) if score is not None else {}
-    performance = score_metadata.get("performance") or {}
-    stats = score_metadata.get("dialogue") or (sample.store or {}).get("gaa:dialogue") or {}
-    session = (sample.store or {}).get("gaa:session") or {}
+    score_metadata = _mapping(score.metadata if score is not None else None, "the score metadata")
+    performance = _mapping(score_metadata.get("performance"), "the performance")
+    store = _mapping(sample.store, "the store")
+    stats = _mapping(
+        score_metadata.get("dialogue") or store.get("gaa:dialogue"), "the dialogue statistics"
+    )
+    session = _mapping(store.get("gaa:session"), "the session")
     value = score.value if score is not None else None
     scored = sample.error is None and isinstance(value, dict) and "overall" in value
     error = ""
     if sample.error is not None:
         error = last_line(sample.error.message)
     elif not scored:
-        error = "not scored"
+        raise MalformedSample("no score (overall) and no error")
+    criteria = performance.get("criteria") or []
+    if not isinstance(criteria, list):
+        raise MalformedSample("the criteria are not a list")
+    answer = score.answer if score is not None else ""
     return PersonaRow(
         persona=str(sample.id),
-        mbti=str(metadata.get("mbti", "")),
-        gender=str(metadata.get("gender", "")),
-        case=str(metadata.get("case", "")),
+        mbti=_choice(metadata, "mbti", MBTI_TYPES),
+        gender=_choice(metadata, "gender", GENDERS),
+        case=_choice(metadata, "case"),
         scored=scored,
         error=error,
-        scores=(
-            {name: float(value[name]) for name in METRICS if name in value}
-            if scored and isinstance(value, dict)
-            else {}
-        ),
-        outcome=str(performance.get("outcome") or (score.answer if score is not None else "")),
-        rounds=int(stats.get("rounds") or 0),
-        willingness_start=stats.get("initial_willingness"),
-        willingness_end=stats.get("final_willingness"),
+        scores=_scores(value) if scored and isinstance(value, dict) else {},
+        outcome=str(performance.get("outcome") or answer or ""),
+        rounds=_count(stats.get("rounds"), "rounds"),
+        willingness_start=_level(stats.get("initial_willingness"), "initial willingness"),
+        willingness_end=_level(stats.get("final_willingness"), "final willingness"),
         willingness_by_round=_willingness_by_round(session),
-        flags=[str(flag) for flag in performance.get("flags", [])],
-        fallbacks=[str(name) for name in score_metadata.get("fallbacks", [])],
-        judge=str(score_metadata.get("judge", "")),
-        doctor_retries=int(stats.get("doctor_retries") or 0),
-        doctor_reasks=int(stats.get("doctor_reasks") or 0),
-        status_follow_ups=int(stats.get("status_follow_ups") or 0),
-        parse_misses=int(stats.get("parse_misses") or 0),
-        judge_failures=int(score_metadata.get("judge_failures") or 0),
-        excluded_judges=int(score_metadata.get("excluded_judges") or 0),
+        flags=_texts(performance.get("flags"), "the flags"),
+        fallbacks=_texts(score_metadata.get("fallbacks"), "the fallbacks"),
+        judge=str(score_metadata.get("judge") or ""),
+        doctor_retries=_count(stats.get("doctor_retries"), "doctor retries"),
+        doctor_reasks=_count(stats.get("doctor_reasks"), "doctor re-asks"),
+        status_follow_ups=_count(stats.get("status_follow_ups"), "status follow-ups"),
+        parse_misses=_count(stats.get("parse_misses"), "parse misses"),
+        judge_failures=_count(score_metadata.get("judge_failures"), "judge failures"),
+        excluded_judges=_count(score_metadata.get("excluded_judges"), "excluded judges"),
         criteria={
-            str(item["criterion"]): str(item["verdict"])
-            for item in performance.get("criteria", [])
+            str(item["criterion"]): str(item.get("verdict"))
+            for item in criteria
             if isinstance(item, dict) and "criterion" in item
         },
         tokens=sample_tokens(sample.model_usage),
     )
+
+
+def _rows(samples: Iterable[EvalSample]) -> tuple[list[PersonaRow], list[tuple[str, str]]]:
+    """The rows of the samples a report can read, and (id, why) for those it cannot."""
+    rows: list[PersonaRow] = []
+    skipped: list[tuple[str, str]] = []
+    for sample in samples:
+        try:
+            rows.append(persona_row(sample))
+        except MalformedSample as exc:
+            skipped.append((str(sample.id), str(exc)))
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+            skipped.append((str(sample.id), describe(exc)))
+    return rows, skipped
 
 
 def read_run(location: str) -> Run:
@@ -256,15 +349,26 @@ def read_run(location: str) -> Run:
     except FileNotFoundError:
         raise ReportError(f"no log at {location}") from None
     except Exception as exc:
-        raise ReportError(f"{location} is not an Inspect log Inspect can read ({exc})") from None
+        raise ReportError(
+            f"{location} is not an Inspect log Inspect can read ({describe(exc)})"
+        ) from None
+    try:
+        return _run(log, location)
+    except ReportError:
+        raise
+    except Exception as exc:  # a log Inspect reads but whose header is not the task's
+        raise ReportError(f"{location} cannot be reported: {describe(exc)}") from None
+
+
+def _run(log: EvalLog, location: str) -> Run:
     if log.eval.task not in TASK_NAMES:
         raise ReportError(
             f"{location} is a log of the task {log.eval.task!r}, not medical_dialogue; "
             "gaa report reads medical_dialogue logs only"
         )
     metadata = log.eval.metadata or {}
-    rows = [persona_row(sample) for sample in log.samples or []]
-    present = {row.persona for row in rows}
+    rows, skipped = _rows(log.samples or [])
+    present = {row.persona for row in rows} | {persona for persona, _ in skipped}
     expected = [str(i) for i in (log.eval.dataset.sample_ids or [])]
     return Run(
         location=log.location or location,
@@ -282,6 +386,7 @@ def read_run(location: str) -> Run:
         rows=rows,
         tokens=run_tokens(log),
         missing=[persona for persona in expected if persona not in present],
+        skipped=skipped,
         eval_id=log.eval.eval_id,
         error=last_line(log.error.message) if log.error is not None else "",
     )
@@ -298,6 +403,8 @@ def log_locations(paths: Iterable[str]) -> list[str]:
             found = list_eval_logs(path, recursive=True)
         except FileNotFoundError:
             raise ReportError(f"no log file or directory at {path}") from None
+        except Exception as exc:
+            raise ReportError(f"cannot list the logs in {path}: {describe(exc)}") from None
         if not found:
             raise ReportError(f"{path} holds no Inspect logs (.eval or .json)")
         locations += [info.name for info in found]
