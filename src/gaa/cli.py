@@ -300,19 +300,16 @@ def demo_command(
     from time import perf_counter
 
     from gaa.demo import check_embedded_model, plan_demo, run_demo
-    from gaa.runs import check_completed, unfinished
+    from gaa.runs import check_completed
     from gaa.summary import format_summaries, format_usage, summarise
 
     names = [name.strip() for name in doctors.split(",") if name.strip()] if doctors else None
     plan = plan_demo(model, names, personas, cases, max_rounds, teamwork)
-    if isinstance(plan.model, str) and plan.model.startswith("gaa-local/"):
-        click.echo(f"Checking that {plan.model} loads and answers on this machine...")
-        check_embedded_model(plan)
+    check_embedded_model(plan, announce=click.echo)
     click.echo(plan.describe())
     started = perf_counter()
     logs = run_demo(plan, log_dir, display or ("none" if plan.offline else "plain"))
     seconds = perf_counter() - started
-    failed = unfinished(logs)
     summaries = [summarise(log) for log in logs]
     click.echo("\n" + format_summaries(summaries))
     if not plan.offline:
@@ -328,7 +325,7 @@ def demo_command(
 
         make_report([log.location for log in finished], report_dir)
         click.echo(f"Report: {report_dir}/index.html (also report.md and report.json there)")
-    check_completed(failed)
+    check_completed(logs)
 
 
 @main.group(name="serve")

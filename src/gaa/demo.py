@@ -9,7 +9,7 @@ schema-constrained replies and the template patient prompt (no constructor call)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +97,9 @@ def plan_demo(
 LOCAL_PREFIX = "gaa-local/"
 
 
-def check_embedded_model(plan: DemoPlan) -> str | None:
+def check_embedded_model(
+    plan: DemoPlan, announce: Callable[[str], None] = lambda text: None
+) -> str | None:
     """For a demo on the embedded model, load it and ask one line in a child process first, so a
     llama.cpp build this CPU cannot run fails with a message instead of a segmentation fault.
     Returns the model checked, or ``None`` when the demo uses no embedded model."""
@@ -105,6 +107,7 @@ def check_embedded_model(plan: DemoPlan) -> str | None:
         return None
     from gaa.providers.local_check import ensure_local_model_works
 
+    announce(f"Checking that {plan.model} loads and answers on this machine...")
     name = plan.model.removeprefix(LOCAL_PREFIX)
     ensure_local_model_works(name)
     return name
