@@ -24,11 +24,6 @@ KNOWN_GAPS: dict[str, str] = {
     "wording is not in the rules' term lists",
     "codeword_cue_across_turns": "a code word planted in one turn and fired in the next: each "
     "turn alone is ordinary speech",
-    "bidi_override_reversed_status": "a status line stored backwards inside a right-to-left "
-    "override: the override is removed, but the reversed letters are not read backwards",
-    "base64_encoded_status": "an encoded status line: the harness decodes nothing",
-    "regional_indicator_letters_status": "regional-indicator symbols are not letters to either "
-    "normalisation library",
     "japanese_consultation_closed": "a Japanese banner closing the interview: no label or "
     "decision word the line rules read in Japanese",
     "judge_for_the_record_all_consent_items": "a 'for the record' note whose verdict (covered "

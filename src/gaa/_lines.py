@@ -11,8 +11,15 @@ spaced or dotted letters, another language), so each line is judged on its *skel
   ``confusable-homoglyphs`` package: CHEROKEE LETTER A is ``D``, ARMENIAN CAPITAL LETTER OH is
   ``O``) or, where TR39 has no ASCII prototype, by transliteration (``anyascii``: LATIN LETTER
   SMALL CAPITAL N is ``n``).
-  CJK characters stay as they are. Letters spaced or dotted apart (``D E C I S I O N``) are
-  joined. No confusable table is written here: both packages are maintained data.
+  Symbols that Unicode names as letters (REGIONAL INDICATOR SYMBOL LETTER D, NEGATIVE SQUARED
+  LATIN CAPITAL LETTER A) are those letters. CJK characters stay as they are. Letters spaced
+  or dotted apart (``D E C I S I O N``) are joined. No confusable table is written here: both
+  packages are maintained data.
+* :func:`readings` — what a reader can take a line to say, besides its stored characters: the
+  order a screen shows it in (text inside a right-to-left override is displayed reversed, by
+  the Unicode bidirectional algorithm, UAX #9) and the text of any base64 run in it that
+  decodes to readable UTF-8 (a line asking the patient to decode and repeat something says
+  what it decodes to). Each reading is classified; the line takes the first shape found.
 * :func:`classify` — a line is a **speaker** line when it opens with a short label (up to four
   words, or a bracketed one) naming a party of the dialogue (patient, doctor, you, me, system,
   assistant, user, judge, evaluator, in English, Spanish, French, German, Italian, Portuguese or
@@ -28,6 +35,8 @@ What is withheld is decided in :mod:`gaa.patient`; this module only reads lines.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import unicodedata
 from functools import cache
@@ -35,6 +44,8 @@ from typing import Literal
 
 from anyascii import anyascii
 from confusable_homoglyphs.confusables import confusables_data  # type: ignore[import-untyped]
+
+from gaa._text import shown_order
 
 Shape = Literal["speaker", "status"]
 
@@ -136,7 +147,11 @@ def _fold(char: str) -> str:
         ascii_form = anyascii(char)
         if len(ascii_form) == 1 and ascii_form.isalpha():
             return ascii_form
-    elif category.startswith("P") or category.startswith("S"):
+    elif category == "So" and " LETTER " in unicodedata.name(char, ""):
+        ascii_form = anyascii(char)
+        if len(ascii_form) == 1 and ascii_form.isalpha():
+            return ascii_form
+    if category.startswith("P") or category.startswith("S"):
         for glyph in confusables_data.get(char, []):
             if glyph["c"] in (":", "-", "[", "]", "(", ")", "|"):
                 return str(glyph["c"])
@@ -233,8 +248,47 @@ def _is_decision_label(label: str) -> bool:
     )
 
 
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
+MIN_DECODED_LETTERS = 8
+
+
+def _decoded(line: str) -> list[str]:
+    """The readable text of each base64 (or URL-safe base64) run in the line."""
+    texts = []
+    for match in _BASE64.finditer(line):
+        token = match.group(0).rstrip("=")
+        if not (re.search(r"[a-z]", token) and re.search(r"[A-Z0-9]", token)):
+            continue  # one case only: a word or a code, not an encoding
+        padded = token + "=" * (-len(token) % 4)
+        try:
+            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+            text = raw.decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        printable = sum(char.isprintable() or char in "\t\n" for char in text)
+        letters = sum(char.isalpha() for char in text)
+        if printable == len(text) and letters >= MIN_DECODED_LETTERS:
+            texts.append(text)
+    return texts
+
+
+def readings(line: str) -> list[str]:
+    """The line, then what else a reader can take it to say (see the module docstring)."""
+    displayed = shown_order(line)
+    return [line, *([displayed] if displayed != line else []), *_decoded(line)]
+
+
 def classify(line: str) -> Shape | None:
     """``speaker``, ``status`` or ``None`` for one line of doctor text (see the module doc)."""
+    for reading in readings(line):
+        for piece in reading.split("\n"):
+            shape = _classify_reading(piece)
+            if shape is not None:
+                return shape
+    return None
+
+
+def _classify_reading(line: str) -> Shape | None:
     shape = skeleton(line)
     if _STATUS.search(shape) or _RECORD.search(_folded(line)):
         return "status"

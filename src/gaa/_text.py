@@ -1,7 +1,8 @@
 """One normal form for text from outside (doctor replies): what is checked is what is sent.
 
 :func:`clean_text` applies, in order: Unicode NFKC (full-width and other compatibility forms
-become plain letters), every line-break form to one, removal of zero-width, format and
+become plain letters), every line-break form to one, text inside a right-to-left override put
+in the order a screen shows it (:func:`shown_order`), removal of zero-width, format and
 control characters, folding of the Cyrillic and Greek letters that look like Latin ones (the
 benchmark's dialogue is English), and collapsing whitespace runs to one space (line breaks,
 all in one form, are kept: they end sentences; rules that look for instructions also read the
@@ -59,10 +60,24 @@ def _visible(char: str) -> bool:
     return unicodedata.category(char) not in ("Cf", "Cc", "Cs", "Co", "Cn")
 
 
+_OVERRIDE = re.compile("\u202e([^\u202c\u202d\n]*)(?:\u202c|$)", re.MULTILINE)
+"""A right-to-left override and its text, up to the pop (or the line's end)."""
+
+
+def shown_order(text: str) -> str:
+    """``text`` with each right-to-left override's content in the order a screen shows it: the
+    bidirectional algorithm (UAX #9) gives every character inside one right-to-left direction,
+    so ``\u202eTPECCA\u202c`` is seen as ``ACCEPT``; the controls themselves are dropped."""
+    if "\u202e" not in text:
+        return text
+    return _OVERRIDE.sub(lambda match: match.group(1)[::-1], text)
+
+
 def clean_text(text: str) -> str:
     """The normal form described in the module docstring (without the size bound)."""
     text = unicodedata.normalize("NFKC", text)
     text = LINE_BREAKS.sub("\n", text)
+    text = shown_order(text)
     text = "".join(char for char in text if char == "\n" or _visible(char))
     text = text.translate(_CONFUSABLES)
     return _BLANK_LINES.sub(_break, _SPACES.sub(" ", text)).strip()
