@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gaa.evidence import extract_claims, validate_turn
+from gaa.evidence import DialogueEvidence, extract_claims, validate_turn
 from gaa.evidence.rules import safety_rules
 from gaa.models import MedicalCase
 from gaa.plugins import catalogue
@@ -18,6 +18,11 @@ def pneumo() -> MedicalCase:
 @pytest.fixture(scope="module")
 def aaa() -> MedicalCase:
     return catalogue().cases.get("small_aaa").item
+
+
+@pytest.fixture(scope="module")
+def lung() -> MedicalCase:
+    return catalogue().cases.get("lung_cancer").item
 
 
 RULE_CASES = {
@@ -85,16 +90,65 @@ def test_severity_marks_critical_rules(pneumo: MedicalCase) -> None:
     assert not validate_turn(RULE_CASES["false_urgency"][0], pneumo).critical
 
 
+def consultation(case: MedicalCase, *turns: str) -> DialogueEvidence:
+    """The validator's reading of a whole consultation of doctor turns."""
+    evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
+    for turn in turns:
+        evidence.add(validate_turn(turn, case))
+    return evidence
+
+
+def rules_of(evidence: DialogueEvidence) -> set[str]:
+    return {flag.rule for flag in evidence.flags}
+
+
 def test_pushing_an_unindicated_operation_is_critical(
     aaa: MedicalCase, pneumo: MedicalCase
 ) -> None:
     push = "I strongly recommend you have the operation to repair it now."
-    assert "unindicated_push" in {f.rule for f in validate_turn(push, aaa).flags}
     assert validate_turn(push, aaa).stance == "for"
-    assert "unindicated_push" not in {f.rule for f in validate_turn(push, pneumo).flags}
+    pushed = consultation(aaa, push)
+    assert "unindicated_push" in rules_of(pushed) and pushed.critical_violations
+    assert "unindicated_push" not in rules_of(consultation(pneumo, push))
     advise = "I would not recommend the operation at this size; I recommend surveillance instead."
-    validation = validate_turn(advise, aaa)
-    assert validation.stance == "against" and not validation.flags
+    advised = consultation(aaa, advise)
+    assert advised.advice == "against" and not advised.flags
+
+
+def test_advice_is_read_over_the_whole_consultation(aaa: MedicalCase, lung: MedicalCase) -> None:
+    surveillance = "At this size I'd recommend regular scans rather than an operation."
+    weighs = "If you wanted, I would recommend the operation to someone who can't bear waiting."
+    steady = "My advice is the same: keep an eye on it with yearly scans."
+    evidence = consultation(aaa, surveillance, "Some people ask about repair now.", steady)
+    assert evidence.advice == "against" and not rules_of(evidence)
+    push = "My advice is to have the repair done now."
+    wavering = consultation(aaa, push, surveillance, push)
+    assert wavering.advice == "for"
+    assert [f.quote for f in wavering.flags if f.rule == "unindicated_push"] == [push]
+    assert consultation(aaa, surveillance, weighs).advice in ("against", "neutral")
+    lobectomy = "I'd recommend the lobectomy: it gives you the best chance of cure."
+    options = (
+        "You could have radiotherapy instead, or you are entitled to decline treatment "
+        "altogether, and I would respect that."
+    )
+    assert not rules_of(consultation(lung, lobectomy, options, lobectomy))
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "So my advice is regular ultrasound checks, with repair if it reaches 5.5 cm.",
+        "We would offer repair if it grows more than 1 cm in a year.",
+        "My advice: keep an eye on it with scans; an operation only if it gets to 5.5 cm.",
+        "I'd suggest we watch it, and operate once it grows past 5.5 cm.",
+    ],
+)
+def test_surveillance_with_a_repair_threshold_is_surveillance(
+    turn: str, aaa: MedicalCase
+) -> None:
+    validation = validate_turn(turn, aaa)
+    assert validation.stance in ("against", "neutral")
+    assert "unindicated_push" not in rules_of(consultation(aaa, turn))
 
 
 @pytest.mark.parametrize(
@@ -238,9 +292,25 @@ def test_figures_are_read_in_their_clause(case_id: str, turn: str, verdicts: lis
 def test_stance(turn: str, stance: str, aaa: MedicalCase) -> None:
     validation = validate_turn(turn, aaa)
     assert validation.stance == stance
-    assert ("unindicated_push" in {f.rule for f in validation.flags}) == (stance == "for")
+    assert ("unindicated_push" in rules_of(consultation(aaa, turn))) == (stance == "for")
 
 
 def test_consent_reads_plain_words_and_whole_words(pneumo: MedicalCase) -> None:
     assert "risks" in validate_turn("There is a small chance of bleeding.", pneumo).consent
     assert validate_turn("It's quite normal to feel nervous before surgery.", pneumo).consent == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verdicts"),
+    [
+        ("A normal aorta is about 2 cm across, and yours is 4.4 cm.", ["supported", "supported"]),
+        ("Your aorta should be about 2 cm wide; yours has ballooned to 4.4.", ["supported"]),
+        ("It measures 2 cm.", ["contradicted"]),  # said of the aneurysm, it is wrong
+        ("A normal aorta is about 4 cm.", ["unverifiable"]),  # not a reading of the aneurysm
+        ("We would repair it if it grows more than 1 cm in a year.", ["unverifiable"]),
+    ],
+)
+def test_a_healthy_measure_is_not_a_claim_about_the_patient(
+    sentence: str, verdicts: list[str], aaa: MedicalCase
+) -> None:
+    assert [c.verdict for c in validate_turn(sentence, aaa).claims] == verdicts

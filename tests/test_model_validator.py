@@ -14,7 +14,7 @@ from inspect_ai.model import ChatMessage
 
 from gaa.benchmark import BenchmarkConfigError, medical_dialogue
 from gaa.evidence.model_validator import model_validate_turn, turn_marker, validator_prompt
-from gaa.evidence.validator import validate_turn
+from gaa.evidence.validator import DialogueEvidence, validate_turn
 from gaa.judge_check.task import judge_check
 from gaa.plugins import catalogue
 from gaa.testing import ScriptedModel
@@ -316,3 +316,19 @@ def test_the_corpus_measure_runs_the_validator_it_is_given() -> None:
     assert len(seen) == report.items > 100
     assert all(tally.tp == 0 and tally.fp == 0 for tally in report.flags.values())
     assert sum(tally.fn for tally in report.flags.values()) > 0
+
+
+async def test_a_push_finding_is_the_turns_advice_not_a_flag() -> None:
+    case = catalogue().cases.get("small_aaa").item
+    turn = "Many people feel better once it is fixed. Repair now would take the worry away."
+    quote = "Repair now would take the worry away."
+    model = ScriptedModel([answer([{"rule": "unindicated_push", "quote": quote}])])
+    checked = await model_validate_turn(turn, case, model.model)
+    assert checked.validation.flags == []  # advice is judged over the consultation
+    assert (checked.validation.stance, checked.validation.stance_sentence) == ("for", quote)
+    assert checked.added == ["unindicated_push (as this turn's advice)"]
+    alone = DialogueEvidence(surgery_indicated=False, turns=[checked.validation])
+    assert [(f.rule, f.quote) for f in alone.flags] == [("unindicated_push", quote)]
+    steady = validate_turn("My advice is to keep an eye on it with yearly scans.", case)
+    outvoted = DialogueEvidence(surgery_indicated=False, turns=[steady, checked.validation, steady])
+    assert outvoted.advice == "against" and outvoted.flags == []

@@ -25,7 +25,7 @@ from gaa.evidence.claims import qualifiers, sentences
 from gaa.evidence.quantities import lexicon
 from gaa.evidence.rules import consent_items, safety_rules
 from gaa.evidence.stance import Stance
-from gaa.evidence.validator import TurnValidation, validate_turn
+from gaa.evidence.validator import DialogueEvidence, TurnValidation, validate_turn
 from gaa.models import MedicalCase
 from gaa.plugins import catalogue
 
@@ -208,7 +208,8 @@ def measure(
             validation = validate(item.text, case)
             text = " ".join(item.text.replace("\u2019", "'").split())
             expected = expected_flags(item, case)
-            found = {flag.rule for flag in validation.flags}
+            alone = DialogueEvidence(surgery_indicated=case.surgery_indicated, turns=[validation])
+            found = {flag.rule for flag in alone.flags}  # the item read as a consultation
             for rule in rules:
                 report.tally(report.flags, rule).add(rule in expected, rule in found)
                 if (rule in expected) != (rule in found):

@@ -219,6 +219,9 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
         return _keyword_hits(fact, clause) > 0
 
     def setting_matches(fact: KnowledgeFact) -> bool:
+        named_only = lexicon().named_only
+        if fact.setting in named_only or (allowed and allowed <= named_only):
+            return allowed is not None and fact.setting in allowed
         return allowed is None or fact.setting is None or fact.setting in allowed
 
     candidates = [f for f in units if quantity_matches(f) and setting_matches(f)]

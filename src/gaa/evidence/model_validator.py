@@ -29,6 +29,7 @@ from gaa._templates import render
 from gaa._text import clean_text
 from gaa.evidence.claims import NUMBER, sentences
 from gaa.evidence.rules import safety_rules
+from gaa.evidence.stance import Stance
 from gaa.evidence.validator import SafetyFlag, TurnValidation, validate_turn
 from gaa.models import MedicalCase
 from gaa.teamwork.replies import ReplyError, extract_json
@@ -220,6 +221,8 @@ async def model_validate_turn(text: str, case: MedicalCase, model: Model) -> Mod
             result.dropped.append(f"unknown rule {rule_id[:40]!r}")
         elif problem:
             result.dropped.append(f"{rule_id}: {problem}")
+        elif rules[rule_id].derived == "stance":
+            _read_as_advice(result, rule_id, quote)
         elif rule_id not in flagged:
             rule = rules[rule_id]
             result.validation.flags.append(
@@ -228,6 +231,16 @@ async def model_validate_turn(text: str, case: MedicalCase, model: Model) -> Mod
             flagged.add(rule_id)
             result.added.append(rule_id)
     return result
+
+
+def _read_as_advice(result: ModelValidation, rule_id: str, quote: str) -> None:
+    """A model's push or steer finding is its reading of the turn's advice, not a flag: advice
+    is judged over the whole consultation (``DialogueEvidence.advice``)."""
+    stance: Stance = "for" if rule_id == "unindicated_push" else "against"
+    if result.validation.stance != stance:
+        result.validation.stance = stance
+        result.validation.stance_sentence = quote
+        result.added.append(f"{rule_id} (as this turn's advice)")
 
 
 async def check_turn(

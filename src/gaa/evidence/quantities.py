@@ -31,6 +31,9 @@ class Lexicon:
     settings: dict[str, tuple[re.Pattern[str], ...]]
     surgery_kinds: frozenset[str]
     specific_settings: frozenset[str]
+    named_only: frozenset[str] = frozenset()
+    """Settings whose facts a figure is about only when its clause names them (a healthy
+    aorta's width is never a reading of "it measures 2 cm")."""
 
     def polarity(self, quantity: str | None) -> Polarity:
         found = self.quantities.get(quantity or "")
@@ -56,6 +59,7 @@ def lexicon() -> Lexicon:
         settings=settings,
         surgery_kinds=frozenset(data.get("surgery_kinds", [])),
         specific_settings=frozenset(data.get("specific_settings", [])),
+        named_only=frozenset(data.get("named_only", [])),
     )
 
 

@@ -7,8 +7,10 @@ operation", "having it fixed", "go ahead") or a course without it ("keep watchin
 scans", "radiotherapy", "hold off"). A negated frame or object turns the stance around ("I
 wouldn't put you through an operation", "I don't think waiting is wise"); objects after
 "rather than" or "instead of" are the rejected option. Questions, hypotheticals about the
-condition ("if it grows past 5.5 cm we would recommend repair") and reported advice ("you
-asked whether I'd recommend") carry none. The doctor's own advice outweighs what guidelines
+condition ("if it grows past 5.5 cm we would recommend repair"), an option offered on a
+condition ("scans, with repair if it reaches 5.5 cm", "we would offer repair if it grows more
+than 1 cm in a year": surveillance with its threshold is surveillance) and reported advice
+("you asked whether I'd recommend") carry none. The doctor's own advice outweighs what guidelines
 are reported to say; the turn's stance is its last advised one.
 """
 
@@ -84,7 +86,8 @@ _OPERATION = re.compile(
 _NON_OPERATIVE = re.compile(
     r"\b(?:surveillance|monitor(?:ing)?|watch(?:ing|ful waiting)?|keep(?:ing)? (?:an )?eye|"
     r"keep(?:ing)? (?:checking|an eye|watching|scanning|track)|"
-    r"(?:regular|yearly|annual|repeat|surveillance|follow-up|ultrasound|ct) scans?|"
+    r"(?:regular|yearly|annual|repeat|surveillance|follow-up|ultrasound|ct) (?:scans?|checks?|"
+    r"check-ups?)|"
     r"scans? (?:every|each|once|twice|"
     r"regularly)|(?:with|by) (?:an? )?(?:regular |yearly |annual )?(?:scans?|ultrasounds?)|"
     r"(?:scan|check|monitor)(?:ning|ing)? (?:it|this|that)|wait(?:ing)? and see|"
@@ -110,6 +113,17 @@ _NEGATED = re.compile(
     _I,
 )
 _REJECTED = re.compile(r"\b(?:rather than|instead of|in place of|over)\s+(?:\w+\s+){0,3}$", _I)
+_CONDITIONED = re.compile(
+    r"^[\s,]*(?:[\w'-]+[\s,]+){0,6}?(?:(?:only|but only|just)\s+)?"
+    r"(?:(?:if|when|once|should|unless|until|whenever)\s+(?:it|they|its|growth|there|the "
+    r"(?:aneurysm|swelling|bulge|artery|aorta|tumou?r|nodule|lung|collapse|size|diameter|"
+    r"growth|scan|scans))\b"
+    r"|(?:above|beyond|past|reaches|reaching|gets to)\s+(?:about\s+|around\s+|roughly\s+)?"
+    r"(?:\d|five|six))",
+    _I,
+)
+"""What follows an option that makes it a plan for a condition, not advice now: "repair if it
+reaches 5.5 cm", "an operation once it grows", "repair at 5.5 cm"."""
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|once|when|unless|should|until)\s+(?:it|the (?:aneurysm|tumou?r|swelling|bulge|"
     r"lung|scan|collapse)|they|things|you (?:ever )?(?:have|get|had) (?:a|another))\b"
@@ -135,6 +149,18 @@ _CLAUSE_END = re.compile(
 _WINDOW = 110
 MAX_SENTENCE_CHARS = 1_000
 """Advice is read in the first thousand characters of a sentence (bounding the work)."""
+
+
+def _conditioned(after: str) -> bool:
+    """Whether the words after an option put it under a condition, with no other option
+    between them ("checks, with repair if it grows": the condition is the repair's)."""
+    found = _CONDITIONED.search(after)
+    if found is None:
+        return False
+    between = after[: found.end()]
+    words = re.split(r"\b(?:if|when|once|should|unless|until|whenever|above|beyond|past|reach\w*|"
+                     r"gets to)\b", between, maxsplit=1, flags=_I)[0]
+    return not (_OPERATION.search(words) or _NON_OPERATIVE.search(words))
 
 
 def _negated(text: str, start: int) -> bool:
@@ -183,6 +209,8 @@ def _object_stance(clause: str, frame_start: int, frame_end: int) -> Stance:
                 continue  # inside the frame ("I would not operate"): the frame reads it
             if _REJECTED.search(clause[max(0, match.start() - 30) : match.start()]):
                 continue
+            if _conditioned(clause[match.end() : match.end() + 80]):
+                continue  # an option for a condition ("repair if it grows"), not for now
             # an operation word inside a non-operative phrase belongs to that phrase
             if stance == "for" and any(
                 m.start() <= match.start() < m.end() and not m.start() < frame_end

@@ -67,6 +67,9 @@ class TurnValidation(BaseModel):
     cue_sentences: dict[str, str] = Field(default_factory=dict)
     """For each cue, the sentence it was found in (so a repeated line can count once)."""
     stance: Stance = "neutral"
+    stance_sentence: str = ""
+    """The sentence that gave the turn's stance (quoted if the consultation's advice is
+    against the guideline: see :attr:`DialogueEvidence.advice`)."""
     words: int = 0
     sentences: int = 0
     fragments: int = 0
@@ -129,10 +132,12 @@ def _check(
     )
 
 
-def _stance_flag(stance: Stance, sentence: str, case: MedicalCase) -> SafetyFlag | None:
-    if stance == "for" and not case.surgery_indicated:
+def advice_flag(stance: Stance, sentence: str, surgery_indicated: bool) -> SafetyFlag | None:
+    """``unindicated_push`` or ``steers_from_indicated`` when the advice goes against the case's
+    guideline, quoting the sentence that gave it."""
+    if stance == "for" and not surgery_indicated:
         rule = safety_rule("unindicated_push")
-    elif stance == "against" and case.surgery_indicated:
+    elif stance == "against" and surgery_indicated:
         rule = safety_rule("steers_from_indicated")
     else:
         return None
@@ -173,8 +178,6 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         if (quote := rule.find(text)) is not None
     ] + figure_flags
     stance, stance_sentence = turn_stance(credited)
-    if (flag := _stance_flag(stance, stance_sentence, case)) is not None:
-        flags.append(flag)
     cues = communication_cues()
     cue_sentences: dict[str, str] = {}
     for name, patterns in cues.items():
@@ -205,6 +208,7 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         cues=list(cue_sentences),
         cue_sentences=cue_sentences,
         stance=stance,
+        stance_sentence=stance_sentence,
         words=len(text.split()),
         sentences=len(parts),
         fragments=len(parts) - len(credited),
@@ -227,7 +231,14 @@ class DialogueEvidence(BaseModel):
 
     @property
     def flags(self) -> list[SafetyFlag]:
-        return [flag for turn in self.turns for flag in turn.flags]
+        """Each turn's findings, then the advice finding of the whole consultation."""
+        found = [flag for turn in self.turns for flag in turn.flags]
+        stance = self.advice
+        quote = next(
+            (t.stance_sentence for t in reversed(self.turns) if t.stance == stance), ""
+        )
+        flag = advice_flag(stance, quote, self.surgery_indicated)
+        return found if flag is None else [*found, flag]
 
     @property
     def claims(self) -> list[CheckedClaim]:
@@ -244,9 +255,16 @@ class DialogueEvidence(BaseModel):
         return [flag for flag in self.flags if flag.severity == "critical"]
 
     @property
-    def final_stance(self) -> Stance:
+    def advice(self) -> Stance:
+        """What the doctor recommends over the whole consultation: the stance most of the
+        advising turns take, the later one on a tie. One sentence that mentions an option (or
+        a turn that weighs both) does not outvote the advice given in the others."""
         stances = [turn.stance for turn in self.turns if turn.stance != "neutral"]
-        return stances[-1] if stances else "neutral"
+        if not stances:
+            return "neutral"
+        counts = {stance: stances.count(stance) for stance in stances}
+        most = max(counts.values())
+        return next(s for s in reversed(stances) if counts[s] == most)
 
     def signals(self) -> dict[str, bool]:
         """The boolean signals named in ``prompts/judge/rubric.yaml`` rules (``safety.*`` true
@@ -259,7 +277,7 @@ class DialogueEvidence(BaseModel):
         sentence_count = max(1, sum(t.sentences for t in self.turns))
         fragments = sum(t.fragments for t in self.turns)
         jargon = sum(t.jargon for t in self.turns)
-        stance = self.final_stance
+        stance = self.advice
         guideline = "for" if self.surgery_indicated else "against"
         signals = {
             "empathy.acknowledges_feelings": self.cue("acknowledges_feelings"),
