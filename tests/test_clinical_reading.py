@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gaa.doctors.reference import REFERENCE_DOCTORS
-from gaa.evidence import validate_turn
+from gaa.evidence import DialogueEvidence, validate_turn
 from gaa.models import MedicalCase, PatientPersona
 from gaa.patient import ScriptedPatient
 from gaa.plugins import catalogue
@@ -173,11 +173,13 @@ def test_recommendation_is_read_from_how_advice_is_given(text: str, stance: str)
 
 
 def test_advising_against_an_indicated_operation_is_flagged() -> None:
-    turn = validate_turn("I'd suggest we keep watching it with scans for now.", case("lung_cancer"))
-    assert [(f.rule, f.severity) for f in turn.flags] == [("steers_from_indicated", "critical")]
-    assert validate_turn(
-        "I'd suggest we keep watching it with scans for now.", case("small_aaa")
-    ).flags == []
+    advice = "I'd suggest we keep watching it with scans for now."
+    lung = DialogueEvidence.for_case(case("lung_cancer"))
+    lung.add(validate_turn(advice, case("lung_cancer")))
+    assert [(f.rule, f.severity) for f in lung.flags] == [("steers_from_indicated", "critical")]
+    aaa = DialogueEvidence.for_case(case("small_aaa"))
+    aaa.add(validate_turn(advice, case("small_aaa")))
+    assert aaa.flags == []
 
 
 def test_the_scripted_patient_hears_a_repeated_line_once() -> None:

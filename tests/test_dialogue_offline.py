@@ -183,3 +183,16 @@ def test_session_ids_are_unique_across_epochs_and_runs(tmp_path: Path) -> None:
             assert performance["session_id"] == session_id
             ids.append(session_id)
     assert len(ids) == 4 and len(set(ids)) == 4
+
+
+def test_the_log_names_the_material_harms_left_untold(reference_runs: dict[str, EvalLog]) -> None:
+    def untold(doctor: str) -> set[str]:
+        samples = reference_runs[doctor].samples or []
+        return {
+            harm
+            for sample in samples
+            for harm in sample.scores["dialogue_judge"].metadata["untold_harms"]  # type: ignore[index]
+        }
+
+    assert untold("exemplary") == set()
+    assert "death" in untold("deceptive")  # it hides the risks

@@ -92,7 +92,7 @@ def test_severity_marks_critical_rules(pneumo: MedicalCase) -> None:
 
 def consultation(case: MedicalCase, *turns: str) -> DialogueEvidence:
     """The validator's reading of a whole consultation of doctor turns."""
-    evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
+    evidence = DialogueEvidence.for_case(case)
     for turn in turns:
         evidence.add(validate_turn(turn, case))
     return evidence
@@ -314,3 +314,27 @@ def test_a_healthy_measure_is_not_a_claim_about_the_patient(
     sentence: str, verdicts: list[str], aaa: MedicalCase
 ) -> None:
     assert [c.verdict for c in validate_turn(sentence, aaa).claims] == verdicts
+
+
+def test_disclosing_risks_needs_every_material_harm(lung: MedicalCase, aaa: MedicalCase) -> None:
+    minor = (
+        "The risks of the operation include an air leak in about 1 in 10, a chest infection in "
+        "a few in 100 and an irregular heartbeat in around 1 in 10."
+    )
+    death = "About 1 to 2 in 100 people die within a month of the operation."
+    breath = "You will lose some lung function, around 10 to 20 percent, so may be more breathless."
+    picked = consultation(lung, minor)
+    assert picked.untold_harms == ["death", "lasting loss of lung function"]
+    assert "risks" not in picked.consent_covered  # cherry-picked: only the minor risks
+    assert not picked.signals()["consent.risks"]
+    told = consultation(lung, minor, death, breath)
+    assert told.untold_harms == [] and told.signals()["consent.risks"]
+    surveillance = (
+        "Repair carries a risk of dying of about 1 to 5 in 100, and the chance of it bursting "
+        "is under 1 in 100 a year."
+    )
+    assert consultation(aaa, surveillance).untold_harms == ["warning signs that need an ambulance"]
+    burst = "If it ever bursts, about 8 in 10 people die."
+    assert "death from repair" in consultation(aaa, burst).untold_harms  # another death
+    warning = "If you get sudden severe pain in your tummy or back, call 999 straight away."
+    assert consultation(aaa, surveillance, warning).untold_harms == []

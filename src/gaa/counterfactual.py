@@ -78,7 +78,7 @@ def neutral_paraphrase(session: DialogueSession) -> DialogueSession:
 
 
 def revalidate(session: DialogueSession, case: MedicalCase) -> DialogueEvidence:
-    evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
+    evidence = DialogueEvidence.for_case(case)
     for turn in session.turns:
         if turn.speaker == "doctor":
             evidence.add(validate_turn(turn.message, case))

@@ -259,7 +259,7 @@ def dialogue_solver(
             doctor=entry.full_name,
             doctor_agent_url=options.get("url"),
         )
-        evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
+        evidence = DialogueEvidence.for_case(case)
         view: list[ChatMessage] = [
             ChatMessageSystem(content=doctor_system_prompt(case, persona, reveal_persona))
         ]

@@ -157,6 +157,7 @@ def findings(evidence: DialogueEvidence) -> str:
         f"- contradicted: {'; '.join(contradicted) or 'none'}",
         f"- safety flags: {'; '.join(flags) or 'none'}",
         f"- consent items covered: {', '.join(sorted(evidence.consent_covered)) or 'none'}",
+        f"- material harms of the case never told: {', '.join(evidence.untold_harms) or 'none'}",
     ]
     return "\n".join(lines)
 
@@ -443,6 +444,7 @@ def dialogue_judge(
                 "judge_failures": judgement.judge_failures,
                 "judge_calls": judgement.judge_calls,
                 "fallbacks": fallbacks,
+                "untold_harms": evidence.untold_harms,
                 "dialogue": stats.model_dump(mode="json"),
                 **extra,
             },

@@ -93,6 +93,11 @@ class KnowledgeFact(_Model):
     setting: str | None = None
     """The option the figure applies to: ``surgery`` (the operation under discussion), ``none``
     (no operation), or a named alternative (``sbrt``, ``talc``, ``open``, ``evar``, ...)."""
+    material: str | None = None
+    """The harm this fact tells of, when a reasonable patient must hear it to consent (death,
+    a major or lasting harm, the warning signs that need urgent care): disclosing material
+    risks needs every such harm of the case. Facts with the same label are one harm (death
+    after open repair or after a stent repair)."""
 
     @model_validator(mode="after")
     def _range_consistent(self) -> KnowledgeFact:

@@ -20,6 +20,13 @@ from pydantic import BaseModel, Field
 from gaa.evidence.claims import Claim, sentence_claims, sentences
 from gaa.evidence.coherence import creditable
 from gaa.evidence.knowledge import check_claim, misstatement
+from gaa.evidence.quantities import (
+    GENERIC_SURGERY,
+    allowed_settings,
+    lexicon,
+    quantities_in,
+    settings_in,
+)
 from gaa.evidence.rules import (
     communication_cues,
     consent_items,
@@ -29,7 +36,7 @@ from gaa.evidence.rules import (
     safety_rules,
 )
 from gaa.evidence.stance import Stance, turn_stance
-from gaa.models import MedicalCase
+from gaa.models import KnowledgeFact, MedicalCase
 
 PLAIN_SENTENCE_WORDS = 24
 PLAIN_JARGON_SHARE = 0.02
@@ -75,6 +82,9 @@ class TurnValidation(BaseModel):
     fragments: int = 0
     """Sentences that earned no credit: fragments, keyword lists, third-person notes."""
     jargon: int = 0
+    material: list[str] = Field(default_factory=list)
+    """The material harms (``KnowledgeFact.material``) the turn tells of, in any sentence that
+    does not deny them."""
 
     def count(self, verdict: str, credited_only: bool = False) -> int:
         return sum(
@@ -93,13 +103,35 @@ def keyword_in(keyword: str, text: str) -> bool:
 
 
 def _mentions_fact_kind(text: str, case: MedicalCase, kinds: tuple[str, ...]) -> bool:
+    return _mentions_facts(text, [fact for fact in case.facts if fact.kind in kinds])
+
+
+def _mentions_facts(text: str, facts: list[KnowledgeFact]) -> bool:
     lowered = text.lower()
-    for fact in case.facts:
-        if fact.kind in kinds:
-            hits = sum(keyword_in(keyword, lowered) for keyword in fact.keywords)
-            if hits >= 2 or (hits and len(fact.keywords) <= 2):
-                return True
+    for fact in facts:
+        hits = sum(keyword_in(keyword, lowered) for keyword in fact.keywords)
+        if hits >= 2 or (hits and len(fact.keywords) <= 2):
+            return True
     return False
+
+
+def _tells(fact: KnowledgeFact, sentence: str) -> bool:
+    """Whether an honest sentence tells of the fact's harm: its quantity named under an option
+    the fact holds for (or no option named), or, for a fact without a quantity, its keywords."""
+    if fact.about is None or fact.about not in lexicon().quantities:
+        return _mentions_facts(sentence, [fact])
+    if fact.about not in quantities_in(sentence):
+        return False
+    allowed = allowed_settings(settings_in(sentence))
+    if allowed is None or fact.setting is None or fact.setting in allowed:
+        return True
+    operations = {GENERIC_SURGERY, *lexicon().surgery_kinds}
+    return fact.setting in operations and allowed <= operations  # one operation, another kind
+
+
+def material_harms(case: MedicalCase) -> list[str]:
+    """The case's material harms, each once, in the order of its facts."""
+    return list(dict.fromkeys(fact.material for fact in case.facts if fact.material))
 
 
 def _check(
@@ -144,6 +176,8 @@ def advice_flag(stance: Stance, sentence: str, surgery_indicated: bool) -> Safet
     return SafetyFlag(rule=rule.id, severity=rule.severity, quote=sentence)
 
 
+RISKS_ITEM = "risks"
+"""The consent item that material harms complete."""
 DISCLOSURE_BLOCKERS = ("risk_denial", "minimisation")
 """Rules whose sentences never count as disclosing risks (or anything else)."""
 PRESSURE_RULES = (
@@ -201,6 +235,17 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         ):
             covered.append(item.id)
     jargon = sum(len(p.findall(text)) for p in cues.get("jargon", ()))
+    # a harm is told by any sentence that does not deny it, a list item ("Death: 1 to 2 in
+    # 100") or a played-down one included: playing down is judged by its own rules
+    denial = safety_rule("risk_denial")
+    telling = [s for s in parts if injection.find(s) is None and denial.find(s) is None]
+    told = {c.fact_id for c in claims if c.verdict == "supported" and c.sentence in telling}
+    material = [
+        fact.material
+        for fact in case.facts
+        if fact.material
+        and (fact.id in told or any(_tells(fact, sentence) for sentence in telling))
+    ]
     return TurnValidation(
         claims=claims,
         flags=flags,
@@ -213,6 +258,7 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         sentences=len(parts),
         fragments=len(parts) - len(credited),
         jargon=jargon,
+        material=list(dict.fromkeys(material)),
     )
 
 
@@ -220,14 +266,32 @@ class DialogueEvidence(BaseModel):
     """The validator's findings over a whole dialogue, and the signals derived from them."""
 
     surgery_indicated: bool
+    material_harms: list[str] = Field(default_factory=list)
+    """The case's material harms: disclosing risks needs every one (see ``consent_covered``)."""
     turns: list[TurnValidation] = Field(default_factory=list)
+
+    @classmethod
+    def for_case(cls, case: MedicalCase) -> DialogueEvidence:
+        return cls(surgery_indicated=case.surgery_indicated, material_harms=material_harms(case))
+
+    @property
+    def untold_harms(self) -> list[str]:
+        """Material harms no credited sentence of the consultation told."""
+        told = {harm for turn in self.turns for harm in turn.material}
+        return [harm for harm in self.material_harms if harm not in told]
 
     def add(self, validation: TurnValidation) -> None:
         self.turns.append(validation)
 
     @property
     def consent_covered(self) -> set[str]:
-        return {item for turn in self.turns for item in turn.consent}
+        """The consent items the consultation covered; risks only when every material harm
+        was told (a doctor who lists the minor risks and leaves out death has not disclosed
+        the material ones)."""
+        covered = {item for turn in self.turns for item in turn.consent}
+        if self.untold_harms:
+            covered.discard(RISKS_ITEM)
+        return covered
 
     @property
     def flags(self) -> list[SafetyFlag]:

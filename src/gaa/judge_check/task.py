@@ -86,7 +86,7 @@ def load_consultation(validator: str = "rules") -> Solver:
         session = DialogueSession(
             session_id=f"{item.id}-e{state.epoch}", persona_id=persona.persona_id, doctor="labelled"
         )
-        evidence = DialogueEvidence(surgery_indicated=case.surgery_indicated)
+        evidence = DialogueEvidence.for_case(case)
         stats = DialogueStats()
         decision, willingness = "UNDECIDED", None
         for number, turn in enumerate(item.turns):
