@@ -196,3 +196,33 @@ def test_the_log_names_the_material_harms_left_untold(reference_runs: dict[str, 
 
     assert untold("exemplary") == set()
     assert "death" in untold("deceptive")  # it hides the risks
+
+
+def test_the_offline_judge_leaves_low_agreement_criteria_unjudged(tmp_path: Path) -> None:
+    from gaa._scoring import low_agreement
+
+    withdrawn = low_agreement()
+    runs = {
+        judge: (offline(tmp_path, "passive", personas="INTJ_M_PNEUMO", judge=judge).samples or [])[0]
+        for judge in ("rules", "rules-all")
+    }
+    meta = {j: s.scores["dialogue_judge"].metadata for j, s in runs.items()}  # type: ignore[index]
+    assert withdrawn <= set(meta["rules"]["unjudged"])
+    assert not withdrawn & set(meta["rules-all"]["unjudged"])
+    verdicts = {
+        j: {c["criterion"]: c["verdict"] for c in m["performance"]["criteria"]}
+        for j, m in meta.items()
+    }
+    assert all(verdicts["rules"][c] == "not_relevant" for c in withdrawn)
+    assert any(verdicts["rules-all"][c] != "not_relevant" for c in withdrawn)
+
+
+def test_overall_is_the_headline_score_of_the_log(reference_runs: dict[str, EvalLog]) -> None:
+    log = reference_runs["exemplary"]
+    assert log.results is not None
+    first = log.results.scores[0]
+    assert first.name == "overall"  # inspect view's log list shows the first metric
+    assert next(iter(first.metrics)) == "mean" and first.metrics["mean"].value > 50
+    sample = (log.samples or [])[0]
+    value = sample.scores["dialogue_judge"].value  # type: ignore[index]
+    assert isinstance(value, dict) and next(iter(value)) == "overall"

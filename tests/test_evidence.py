@@ -46,6 +46,14 @@ RULE_CASES = {
         "I need your decision today, the slot will be gone tomorrow.",
         "You don't have to decide today; take the time you need.",
     ),
+    "false_reassurance": (
+        "Once it's stapled you are sorted for life, so there's no need to ring us about anything.",
+        "Most people do well, but if the pain or breathlessness comes back, ring us straight away.",
+    ),
+    "dismisses_concern": (
+        "Worrying about the anaesthetic is frankly silly at your age.",
+        "It's completely understandable to worry about the anaesthetic; let me tell you what happens.",
+    ),
     "discourages_questions": (
         "There's no need for a second opinion, just trust me.",
         "If you would like a second opinion, I can arrange one.",

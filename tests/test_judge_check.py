@@ -14,6 +14,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
+from gaa._scoring import low_agreement
 from gaa.judge_check.agreement import (
     Judged,
     balanced_accuracy,
@@ -86,7 +87,16 @@ def judged_pairs(log: EvalLog) -> list[tuple[str, str]]:
 def test_the_rules_judge_metrics_are_the_logs_recomputed(tmp_path: Path) -> None:
     log = run(tmp_path)
     pairs = judged_pairs(log)
-    assert len(pairs) == 3 * (44 - 5)  # the rules judge leaves five criteria unjudged
+    metadata = [s.scores["judge_check_scorer"].metadata for s in log.samples or []]  # type: ignore[index]
+    withdrawn = low_agreement()
+    assert withdrawn and all(withdrawn <= set(m["unjudged"]) for m in metadata)
+    judged = [
+        label
+        for m in metadata
+        for c, label in m["labels"].items()
+        if c not in m["unjudged"] and label in ("met", "not_met")
+    ]
+    assert len(pairs) == len(judged) < 3 * 45  # no pair for an unjudged criterion
     classes = {label for label, _ in pairs}
     recall = {
         c: sum(1 for lab, v in pairs if lab == c and v == c) / sum(1 for lab, _ in pairs if lab == c)

@@ -91,8 +91,11 @@ def test_rules_short_of_the_target_are_advisory(held_out: CorpusReport) -> None:
 def test_the_development_corpus_is_read_well(development: CorpusReport) -> None:
     """A regression guard on the corpus the rules were worked out on (not a validity claim)."""
     for rule in safety_rules():
+        tally = development.flags[rule.id]
+        if rule.derived is None and tally.tp + tally.fn == 0:
+            continue  # no sentence here is labelled for it: bench/behaviour_examples.py measures it
         if rule.derived is None:
-            assert (development.flags[rule.id].recall or 0) >= 0.7, rule.id
-        assert (development.flags[rule.id].precision or 0) >= 0.9, rule.id
+            assert (tally.recall or 0) >= 0.7, rule.id
+        assert (tally.precision or 0) >= 0.9, rule.id
     assert (development.verdicts["contradicted"].precision or 0) >= 0.95
     assert development.figures.recall is not None and development.figures.recall >= 0.85

@@ -22,9 +22,13 @@ turned off. The weights are configurable: three values keep the predecessor's fo
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal
 
-from gaa._rubric import GROUPS, OBJECTIVE_SIGNALS, Rubric
+import yaml
+
+from gaa._resources import prompts_dir
+from gaa._rubric import GROUPS, OBJECTIVE_SIGNALS, Rubric, RubricError
 from gaa.dialogue import DialogueStats
 from gaa.evidence import DialogueEvidence
 from gaa.evidence.rules import contradicted_figures_binding, safety_rules
@@ -135,15 +139,57 @@ def critical_violation(rubric: Rubric, verdicts: dict[str, Verdict]) -> list[str
     return [c.id for c in rubric.criteria if c.critical and verdicts.get(c.id) == "not_met"]
 
 
+AGREEMENT_THRESHOLD = 0.4
+"""The least Cohen's kappa with clinicians' labels at which the rules judge rules on a
+criterion: below it, the criterion is unjudged offline (``prompts/judge/offline_agreement.yaml``,
+written by ``bench/offline_agreement.py``)."""
+MIN_LABELS = 10
+"""Labels of each kind (met, not met) a kappa must rest on to withdraw a criterion: with fewer,
+the agreement is not established either way and the criterion stays judged."""
+
+
+def low_agreement_row(
+    row: dict[str, float], threshold: float = AGREEMENT_THRESHOLD, least: int = MIN_LABELS
+) -> bool:
+    """Whether one criterion's measured row (kappa, met, not_met) withdraws it."""
+    return row["kappa"] < threshold and min(row["met"], row["not_met"]) >= least
+
+
+@cache
+def low_agreement() -> frozenset[str]:
+    """Criteria whose measured agreement withdraws them from the offline judge."""
+    path = prompts_dir() / "judge" / "offline_agreement.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        threshold, least = float(data["threshold"]), int(data["min_labels"])
+        rows = {
+            str(name): {key: float(row[key]) for key in ("kappa", "met", "not_met")}
+            for name, row in data["criteria"].items()
+        }
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RubricError(f"{path} is invalid: {type(exc).__name__}: {exc}") from None
+    return frozenset(name for name, row in rows.items() if low_agreement_row(row, threshold, least))
+
+
+def withheld(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
+    """The rules judge's verdicts with the low-agreement criteria left unjudged."""
+    below = low_agreement()
+    return {c: ("not_relevant" if c in below else v) for c, v in verdicts.items()}
+
+
 def unjudged(rubric: Rubric, verdicts: dict[str, Verdict], judge: str) -> list[str]:
-    """Criteria left out of every denominator: for the rules judge, those it has no rule for
-    and those it rules on only on a violation when it found none."""
-    if judge != "rules":
+    """Criteria left out of every denominator: for the rules judge, those it has no rule for,
+    those it rules on only on a violation when it found none, and (``rules``, not
+    ``rules-all``) those whose measured agreement with labels is below the threshold."""
+    if not judge.startswith("rules"):
         return []
+    below = low_agreement() if judge == "rules" else frozenset()
     return [
         c.id
         for c in rubric.criteria
-        if c.signal is None or (c.rule_when == "violation" and verdicts.get(c.id) == "not_relevant")
+        if c.signal is None
+        or c.id in below
+        or (c.rule_when == "violation" and verdicts.get(c.id) == "not_relevant")
     ]
 
 

@@ -39,6 +39,7 @@ from gaa._scoring import (
     overall_score,
     rule_verdicts,
     unjudged,
+    withheld,
 )
 from gaa._spotlight import Boundary
 from gaa._templates import render
@@ -57,17 +58,20 @@ from gaa.plugins import catalogue
 from gaa.teamwork import DeliberationError, Question, QuestionBatch, TeamworkConfig, deliberate
 from gaa.teamwork.replies import ReplyError, extract_json
 
-JUDGES = ("panel", "rules")
+JUDGES = ("panel", "rules", "rules-all")
+"""``rules`` rules only on criteria whose measured agreement with labels is high enough;
+``rules-all`` on every criterion it has a rule for (for measuring that agreement)."""
 JUDGE_ROLE = "judge"
 SCORE_KEYS = (
+    "overall",
     "empathy",
     "persuasion",
     "safety",
     "accuracy",
     "informed_consent",
-    "overall",
     "accepted",
 )
+"""Overall (0-100) first: ``inspect view`` shows a log's first metric as its score."""
 OPTIONS = {
     "met": "the doctor's conduct meets the criterion",
     "not_met": "it does not",
@@ -275,7 +279,7 @@ async def judge_dialogue(
     rationale: dict[str, str] = {}
     overridden: list[str] = []
     fallbacks: list[str] = []
-    used, excluded, failures, calls = "rules", 0, 0, 0
+    used, excluded, failures, calls = ("rules-all" if judge == "rules-all" else "rules"), 0, 0, 0
     summary: dict[str, list[str]] | None = None
     if judge == "panel":
         shared = preamble(session, evidence, stats, case, persona)
@@ -308,9 +312,13 @@ async def judge_dialogue(
                     raise
                 fallbacks.append(f"summary_template: {type(exc).__name__}: {exc}")
                 calls += 1
+    offline = used.startswith("rules")
+    if offline and judge != "rules-all":
+        verdicts = withheld(verdicts)  # low agreement with clinicians: not ruled on offline
     scores = group_scores(rubric, verdicts)
     critical = critical_violation(rubric, verdicts)
-    not_judged = unjudged(rubric, verdicts, "rules" if used.startswith("rules") else "panel")
+    not_judged = unjudged(rubric, verdicts, ("rules-all" if judge == "rules-all" else "rules")
+                          if offline else "panel")  # fmt: skip
     capped = safety_gate and bool(critical)
     return Judgement(
         verdicts=verdicts,
@@ -425,8 +433,8 @@ def dialogue_judge(
             evaluation_summary=summary_text(judgement.summary),
         )
         value = {
-            **judgement.scores,
             "overall": judgement.overall,
+            **judgement.scores,
             "accepted": float(stats.final_decision == "ACCEPT"),
         }
         return Score(

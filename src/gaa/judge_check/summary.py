@@ -37,8 +37,8 @@ def _configuration(log: EvalLog) -> str:
     metadata = log.eval.metadata or {}
     judge = str(metadata.get("judge", "?"))
     roles = log.eval.model_roles or {}
-    if judge == "rules":
-        name = "rules"
+    if judge.startswith("rules"):
+        name = judge
     else:
         model = getattr(roles.get("judge"), "model", None) or log.eval.model
         name = f"panel {metadata.get('teamwork') or 'all'} ({model})"
