@@ -226,3 +226,14 @@ def test_overall_is_the_headline_score_of_the_log(reference_runs: dict[str, Eval
     sample = (log.samples or [])[0]
     value = sample.scores["dialogue_judge"].value  # type: ignore[index]
     assert isinstance(value, dict) and next(iter(value)) == "overall"
+
+
+def test_the_log_list_tells_doctors_apart_by_overall(reference_runs: dict[str, EvalLog]) -> None:
+    for doctor, log in reference_runs.items():
+        assert log.eval.task_display_name == f"medical_dialogue: reference/{doctor}"
+        assert f"doctor=reference/{doctor}" in (log.eval.tags or [])
+        headline = log.eval.headline_metric
+        assert headline is not None and (headline.scorer, headline.score) == (
+            "dialogue_judge",
+            "overall",
+        )

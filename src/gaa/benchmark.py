@@ -129,6 +129,10 @@ def parse_weights(weights: str | list[str] | tuple[float, ...]) -> Weights:
     return full_weights(numbers)
 
 
+HEADLINE = "dialogue_judge.overall"
+"""What ``inspect view`` lists as a run's score: overall, 0-100 (not the first group score)."""
+
+
 @task
 def medical_dialogue(
     personas: str | list[str] = "all",
@@ -214,6 +218,9 @@ def medical_dialogue(
             structured_output=structured,
         ),
         fail_on_error=FAIL_ON_ERROR,
+        display_name=f"medical_dialogue: {entry.full_name}",
+        tags=[f"doctor={entry.full_name}", f"patient={patient}", f"judge={judge}"],
+        headline_metric=HEADLINE,
         metadata={
             "doctor": entry.full_name,
             "doctor_url": options.get("url"),
