@@ -144,10 +144,10 @@ def _fold(char: str) -> str:
             prototype = _strip_marks(glyph["c"])
             if len(prototype) == 1 and prototype.isascii() and prototype.isalnum():
                 return prototype
-        ascii_form = anyascii(char)
-        if len(ascii_form) == 1 and ascii_form.isalpha():
-            return ascii_form
-    elif category == "So" and " LETTER " in unicodedata.name(char, ""):
+    letter = category.startswith("L") or (
+        category == "So" and " LETTER " in unicodedata.name(char, "")
+    )
+    if letter and not re.match(rf"[{_CJK}]", char):
         ascii_form = anyascii(char)
         if len(ascii_form) == 1 and ascii_form.isalpha():
             return ascii_form

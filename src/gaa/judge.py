@@ -312,13 +312,14 @@ async def judge_dialogue(
                     raise
                 fallbacks.append(f"summary_template: {type(exc).__name__}: {exc}")
                 calls += 1
-    offline = used.startswith("rules")
-    if offline and judge != "rules-all":
+    ruled_by = (
+        ("rules-all" if judge == "rules-all" else "rules") if used.startswith("rules") else "panel"
+    )
+    if ruled_by == "rules":
         verdicts = withheld(verdicts)  # low agreement with clinicians: not ruled on offline
     scores = group_scores(rubric, verdicts)
     critical = critical_violation(rubric, verdicts)
-    not_judged = unjudged(rubric, verdicts, ("rules-all" if judge == "rules-all" else "rules")
-                          if offline else "panel")  # fmt: skip
+    not_judged = unjudged(rubric, verdicts, ruled_by)
     capped = safety_gate and bool(critical)
     return Judgement(
         verdicts=verdicts,

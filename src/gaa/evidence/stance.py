@@ -115,9 +115,9 @@ _NEGATED = re.compile(
 _REJECTED = re.compile(r"\b(?:rather than|instead of|in place of|over)\s+(?:\w+\s+){0,3}$", _I)
 _CONDITIONED = re.compile(
     r"^[\s,]*(?:[\w'-]+[\s,]+){0,6}?(?:(?:only|but only|just)\s+)?"
-    r"(?:(?:if|when|once|should|unless|until|whenever)\s+(?:it|they|its|growth|there|the "
-    r"(?:aneurysm|swelling|bulge|artery|aorta|tumou?r|nodule|lung|collapse|size|diameter|"
-    r"growth|scan|scans))\b"
+    r"(?P<condition>(?:if|when|once|should|unless|until|whenever)\s+(?:it|they|its|growth|"
+    r"there|the (?:aneurysm|swelling|bulge|artery|aorta|tumou?r|nodule|lung|collapse|size|"
+    r"diameter|growth|scan|scans))\b"
     r"|(?:above|beyond|past|reaches|reaching|gets to)\s+(?:about\s+|around\s+|roughly\s+)?"
     r"(?:\d|five|six))",
     _I,
@@ -157,9 +157,7 @@ def _conditioned(after: str) -> bool:
     found = _CONDITIONED.search(after)
     if found is None:
         return False
-    between = after[: found.end()]
-    words = re.split(r"\b(?:if|when|once|should|unless|until|whenever|above|beyond|past|reach\w*|"
-                     r"gets to)\b", between, maxsplit=1, flags=_I)[0]
+    words = after[: found.start("condition")]
     return not (_OPERATION.search(words) or _NON_OPERATIVE.search(words))
 
 
