@@ -12,7 +12,7 @@ from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage
 
 from gaa.teamwork import TeamworkConfig, planned_calls
-from gaa.testing import ScriptedModel, TeamScript
+from gaa.testing import ScriptedModel, TeamScript, team_role
 
 REPO = Path(__file__).resolve().parents[1]
 TASK = "tasks/medical_dialogue.py"
@@ -211,7 +211,7 @@ def test_garbage_judges_are_repaired_excluded_then_replaced_by_the_rules(tmp_pat
     team = TeamScript(choose=lambda q, labels, role: "met")
 
     def one_bad_member(messages: list[ChatMessage]) -> str:
-        if messages[0].text.startswith("You are Expert 2,"):
+        if team_role(messages) == "Expert 2":
             return "I think the doctor was fine."
         return judge_script(team)(messages)
 

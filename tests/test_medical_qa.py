@@ -15,7 +15,7 @@ from gaa.plugins import catalogue
 from gaa.qa import QuestionFileError, load_medqa_jsonl, medical_qa
 from gaa.teamwork import TeamworkConfig, TeamworkConfigError, planned_calls
 from gaa.teamwork.config import ABLATION_PRESETS
-from gaa.testing import ScriptedModel, TeamScript
+from gaa.testing import ScriptedModel, TeamScript, team_role
 
 REPO = Path(__file__).resolve().parents[1]
 TASK = "tasks/medical_qa.py"  # Inspect resolves task files relative to the working directory
@@ -121,8 +121,8 @@ def test_role_list_binds_members_to_different_models(tmp_path: Path) -> None:
     )
     assert log.status == "success", log.error
     assert main.calls == []
-    member_roles = Counter(call.messages[0].text.split(",")[0] for call in second.calls)
-    assert member_roles == {"You are Expert 2": 3}
+    member_roles = Counter(team_role(call.messages) for call in second.calls)
+    assert member_roles == {"Expert 2": 3}
     assert len(first.calls) == planned_calls(TeamworkConfig.parse("C2", 3), 3)["total"] - 3
 
 
@@ -130,7 +130,7 @@ def test_garbage_agent_is_left_out_and_counted(tmp_path: Path) -> None:
     team = TeamScript()
 
     def respond(messages: list[ChatMessage]) -> str:
-        if messages[0].text.startswith("You are Expert 2,"):
+        if team_role(messages) == "Expert 2":
             return "no idea"
         return team.respond(messages)
 

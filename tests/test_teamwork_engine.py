@@ -25,7 +25,7 @@ from gaa.teamwork.replies import (
     ranking_schema,
     reply_token_budget,
 )
-from gaa.testing import ScriptedModel, TeamScript
+from gaa.testing import ScriptedModel, TeamScript, team_role
 
 OPTIONS = {"A": "alpha", "B": "beta", "C": "gamma", "D": "delta", "E": "epsilon"}
 BATCH = QuestionBatch(questions=[Question(id="q1", text="Pick one.", options=OPTIONS)])
@@ -102,10 +102,7 @@ async def test_team_orientation_assigns_roles_and_hierarchical_weights() -> None
     assert [m.weight for m in result.members] == [0.5, 0.3, 0.2]
     assert result.method == "hierarchical_borda"
     assert result.report == "Findings agree."
-    member_prompts = [
-        c.messages[0].text for c in script.calls if "one of 3 clinicians" in c.messages[0].text
-    ]
-    assert any(p.startswith("You are Cardiologist") for p in member_prompts)
+    assert "Cardiologist" in {team_role(c.messages) for c in script.calls}
     assert "0.5" not in "".join(c.last_text for c in script.calls)  # weights stay hidden
 
 
@@ -177,7 +174,7 @@ async def test_garbage_member_is_repaired_once_then_left_out_and_counted() -> No
     team = TeamScript()
 
     def respond(messages: list[ChatMessage]) -> str:
-        if messages[0].text.startswith("You are Expert 2,"):
+        if team_role(messages) == "Expert 2":
             return "I refuse to use JSON."
         return team.respond(messages)
 
@@ -196,7 +193,7 @@ async def test_repair_that_works_keeps_the_member() -> None:
     failed: set[str] = set()
 
     def respond(messages: list[ChatMessage]) -> str:
-        if messages[0].text.startswith("You are Expert 1,") and "first" not in failed:
+        if team_role(messages) == "Expert 1" and "first" not in failed:
             failed.add("first")
             return "Sorry, B."
         return team.respond(messages)
@@ -212,7 +209,7 @@ async def test_leader_garbage_falls_back_and_is_recorded() -> None:
     team = TeamScript()
 
     def respond(messages: list[ChatMessage]) -> str:
-        if messages[0].text.startswith("You lead"):
+        if team_role(messages) == "leader":
             return "no json from the leader"
         return team.respond(messages)
 
@@ -234,7 +231,7 @@ async def test_model_errors_exclude_the_member() -> None:
     team = TeamScript()
 
     def respond(messages: list[ChatMessage]) -> str:
-        if messages[0].text.startswith("You are Expert 3,"):
+        if team_role(messages) == "Expert 3":
             raise ConnectionError("provider down")
         return team.respond(messages)
 
@@ -263,12 +260,12 @@ async def test_unreadable_team_size_falls_back_to_three_and_is_recorded() -> Non
 async def test_members_use_the_team_models_in_turn() -> None:
     first, second = ScriptedModel(TeamScript().respond), ScriptedModel(TeamScript().respond)
     await deliberate(BATCH, TeamworkConfig.parse("C2", 3), [first.model, second.model])
-    roles_first = {c.messages[0].text.split(",")[0] for c in first.calls}
-    roles_second = {c.messages[0].text.split(",")[0] for c in second.calls}
-    assert "You are Expert 2" in roles_second and "You are Expert 2" not in roles_first
-    assert {"You are Expert 1", "You are Expert 3"} <= roles_first
-    assert any(c.messages[0].text.startswith("You lead") for c in first.calls)
-    assert not any(c.messages[0].text.startswith("You lead") for c in second.calls)
+    roles_first = {team_role(c.messages) for c in first.calls}
+    roles_second = {team_role(c.messages) for c in second.calls}
+    assert "Expert 2" in roles_second and "Expert 2" not in roles_first
+    assert {"Expert 1", "Expert 3"} <= roles_first
+    assert any(team_role(c.messages) == "leader" for c in first.calls)
+    assert not any(team_role(c.messages) == "leader" for c in second.calls)
 
 
 async def test_devils_advocate_plugin_component_changes_the_transcript() -> None:
@@ -277,8 +274,8 @@ async def test_devils_advocate_plugin_component_changes_the_transcript() -> None
     await deliberate(BATCH, config, [with_da.model])
     briefed = [c for c in with_da.calls if "devil's advocate" in c.last_text]
     assert len(briefed) == 2  # one member per turn
-    assert briefed[0].messages[0].text.startswith("You are Expert 1")
-    assert briefed[1].messages[0].text.startswith("You are Expert 2")
+    assert team_role(briefed[0].messages) == "Expert 1"
+    assert team_role(briefed[1].messages) == "Expert 2"
     assert "q1: A" in briefed[0].last_text
     assert len(with_da.calls) == planned_calls(config, 3)["total"]  # no extra calls
 
@@ -286,7 +283,7 @@ async def test_devils_advocate_plugin_component_changes_the_transcript() -> None
 async def test_structured_output_asks_members_for_the_reply_schema() -> None:
     script = ScriptedModel(TeamScript().respond)
     await deliberate(BATCH, TeamworkConfig.parse("base", 2, structured=True), [script.model])
-    member_calls = [c for c in script.calls if c.messages[0].text.startswith("You are Expert")]
+    member_calls = [c for c in script.calls if team_role(c.messages).startswith("Expert")]
     assert member_calls and all(c.config.response_schema is not None for c in member_calls)
     schema = member_calls[0].config.response_schema.json_schema  # type: ignore[union-attr]
     assert schema.required == ["answers", "facts"]
@@ -336,16 +333,16 @@ async def test_large_constrained_batches_get_compact_label_only_replies() -> Non
 async def test_members_on_any_provider_get_a_bounded_reply_and_the_rubric_a_compact_format() -> None:
     script = ScriptedModel(TeamScript().respond)
     await deliberate(RUBRIC, TeamworkConfig.parse("single"), [script.model])  # no schema
-    [member] = [c for c in script.calls if c.messages[0].text.startswith("You are Expert")]
+    [member] = [c for c in script.calls if team_role(c.messages).startswith("Expert")]
     assert member.config.response_schema is None
     assert member.config.max_tokens == reply_token_budget(RUBRIC)
-    system = member.messages[0].text
+    system = member.last_text
     assert '{"answers": {"<question id>": "<option label>"' in system
     assert "rationale" not in system and "confidence" not in system
     small = ScriptedModel(TeamScript().respond)
     await deliberate(BATCH, TeamworkConfig.parse("single"), [small.model])
-    [mcq] = [c for c in small.calls if c.messages[0].text.startswith("You are Expert")]
-    assert '"rationale"' in mcq.messages[0].text  # a single question keeps its reasons
+    [mcq] = [c for c in small.calls if team_role(c.messages).startswith("Expert")]
+    assert '"rationale"' in mcq.last_text  # a single question keeps its reasons
     assert mcq.config.max_tokens == 2 * reply_token_budget(BATCH)
 
 
@@ -355,6 +352,6 @@ async def test_a_max_tokens_the_user_set_for_a_member_model_wins() -> None:
     script = ScriptedModel(TeamScript().respond)
     chosen = Model(script.model.api, GenerateConfig(max_tokens=9000))
     await deliberate(RUBRIC, TeamworkConfig.parse("single"), [chosen])
-    assert {c.config.max_tokens for c in script.calls if c.messages[0].text.startswith("You are")} == {
+    assert {c.config.max_tokens for c in script.calls if team_role(c.messages).startswith("Expert")} == {
         9000
     }

@@ -5,13 +5,28 @@ Each message says what was wrong, where, and what would be right.
 
 from __future__ import annotations
 
-try:  # Inspect prints these as their message alone, without a traceback
-    from inspect_ai._util.error import PrerequisiteError as _InspectMessageError
-except ImportError:  # pragma: no cover - an Inspect without it prints a traceback instead
-    _InspectMessageError = Exception  # type: ignore[assignment,misc]
+import sys
+from typing import Any
 
 
-class GAAError(_InspectMessageError):
+# Under ``inspect eval`` (Inspect is imported before any task file), GAA errors are Inspect's
+# prerequisite errors, which its command line prints as the message alone, without a
+# traceback. Elsewhere (the ``gaa`` command, which prints them itself) they do not import
+# Inspect: ``gaa --help`` starts in a fraction of the time.
+def _message_error_base() -> type[Exception]:
+    if "inspect_ai" in sys.modules:
+        try:
+            from inspect_ai._util.error import PrerequisiteError
+        except ImportError:  # pragma: no cover - an Inspect without it prints a traceback
+            return Exception
+        return PrerequisiteError
+    return Exception
+
+
+_InspectMessageError: Any = _message_error_base()
+
+
+class GAAError(_InspectMessageError):  # type: ignore[misc]
     """Base class of every error GAA raises on purpose; ``gaa`` and ``inspect eval`` print
     these as their message, without a traceback."""
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, ResponseSchema
+from inspect_ai.model import GenerateConfig, Model, ResponseSchema
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import JSONSchema
@@ -57,6 +57,7 @@ from gaa.models import (
 from gaa.plugins import catalogue
 from gaa.teamwork import DeliberationError, Question, QuestionBatch, TeamworkConfig, deliberate
 from gaa.teamwork.replies import ReplyError, extract_json
+from gaa.teamwork.team import context_block, team_messages
 
 JUDGES = ("panel", "rules", "rules-all")
 """``rules`` rules only on criteria whose measured agreement with labels is high enough;
@@ -192,12 +193,17 @@ def preamble(
     )
 
 
+def _met_when(text: str) -> str:
+    """The criterion's test, introduced once ("Met when ..."), however the rubric words it."""
+    return text if text.startswith("Met ") else f"Met when: {text}"
+
+
 def rubric_batch(rubric: Rubric, shared: str) -> QuestionBatch:
     return QuestionBatch(
-        task="Rule on each criterion of the rubric for the doctor in this consultation.",
+        task=render("judge", "task.txt").strip(),
         preamble=shared,
         questions=[
-            Question(id=c.id, text=f"{c.text} Met when: {c.met_when}", options=OPTIONS)
+            Question(id=c.id, text=f"{c.text} {_met_when(c.met_when)}", options=OPTIONS)
             for c in rubric.criteria
         ],
     )
@@ -248,13 +254,14 @@ async def panel_summary(
     structured: bool = False,
 ) -> dict[str, list[str]]:
     rulings = "\n".join(f"- {cid}: {verdict}" for cid, verdict in verdicts.items())
-    prompt = render("judge", "summary.txt", preamble=shared, verdicts=rulings)
+    request = render("judge", "summary.txt", verdicts=rulings)
     config = GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
     if structured:
         config.response_schema = ResponseSchema(
             name="evaluation_summary", json_schema=JSONSchema.model_validate(SUMMARY_SCHEMA)
         )
-    output = await model.generate([ChatMessageUser(content=prompt)], config=config)
+    messages = team_messages(context_block(rubric_batch(rubric, shared)), request)
+    output = await model.generate(messages, config=config)
     return _summary_lists(output.completion)
 
 

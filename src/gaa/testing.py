@@ -26,6 +26,7 @@ from typing import Any
 import anyio
 from inspect_ai.model import (
     ChatMessage,
+    ChatMessageUser,
     GenerateConfig,
     Model,
     ModelOutput,
@@ -160,19 +161,54 @@ _QUESTION_LINE = re.compile(r"^\[([A-Za-z0-9_.\-]+)\] ", re.MULTILINE)
 _OPTION_LINE = re.compile(r"^  ([A-Za-z0-9_]+)\. ", re.MULTILINE)
 _REPLY_FORMAT = re.compile(r"^Reply format: ([a-z ]+?)(?: \(([^)]*)\))?\.", re.MULTILINE)
 _MEMBER_LABEL = re.compile(r"member \d+")
+_MEMBER_IDENTITY = re.compile(r"^You are (.+?), one of \d+ clinicians", re.MULTILINE)
+_TEAM_ROLE = re.compile(r"^You are the team's (leader|recruiter)\.", re.MULTILINE)
 
 Chooser = Callable[[str, list[str], str], str]
 """``(question_id, option labels, agent role) -> the label that agent puts first``."""
 
 
+def team_role(messages: Sequence[ChatMessage]) -> str:
+    """Who a teamwork call addresses: a member's role (``"Expert 2"``), ``"leader"`` or
+    ``"recruiter"``, read from the end of the latest request (the judge's summary is the
+    leader's); ``""`` for a call that is not a team's."""
+    for message in reversed(messages):  # a repair request follows the request it repairs
+        text = message.text
+        found = [*_MEMBER_IDENTITY.finditer(text), *_TEAM_ROLE.finditer(text)]
+        if found:
+            return max(found, key=lambda match: match.start()).group(1)
+    return ""
+
+
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    found = list(pattern.finditer(text))
+    return found[-1] if found else None
+
+
 def _questions(prompt: str) -> dict[str, list[str]]:
+    """Question ids and option labels of a teamwork prompt (options stated per question, or
+    once for every question)."""
+    head, _, block = prompt.partition("Questions:")
+    shared = head.rpartition("Options (the same for every question):")[2]
+    shared_labels = _OPTION_LINE.findall(shared) if shared != head else []
     questions: dict[str, list[str]] = {}
-    block = prompt.split("Questions:", 1)[-1]
     starts = list(_QUESTION_LINE.finditer(block))
     for i, match in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(block)
-        questions[match.group(1)] = _OPTION_LINE.findall(block[match.end() : end])
+        questions[match.group(1)] = _option_run(block[match.end() : end]) or shared_labels
     return questions
+
+
+def _option_run(text: str) -> list[str]:
+    """The labels of the first run of consecutive option lines in ``text``."""
+    labels: list[str] = []
+    for line in text.split("\n"):
+        option = _OPTION_LINE.match(line)
+        if option:
+            labels.append(option.group(1))
+        elif labels:
+            break
+    return labels
 
 
 @dataclass
@@ -206,16 +242,14 @@ class TeamScript:
         }
 
     def respond(self, messages: list[ChatMessage]) -> str:
-        system = messages[0].text if messages else ""
         prompt = messages[-1].text
-        match = _REPLY_FORMAT.search(prompt)
+        match = _last(_REPLY_FORMAT, prompt)
         if match is None:  # a repair request: answer the original prompt again
             prompt = next(m.text for m in messages if _REPLY_FORMAT.search(m.text))
-            match = _REPLY_FORMAT.search(prompt)
+            match = _last(_REPLY_FORMAT, prompt)
             assert match is not None
         kind, keys = match.group(1), match.group(2) or ""
-        role_match = re.match(r"You are (.+?), one of", system)
-        role = role_match.group(1) if role_match else "leader"
+        role = team_role([ChatMessageUser(content=prompt)]) or "leader"
         if kind == "answers":
             return json.dumps({"answers": self._answers(prompt, role), "facts": ["shared fact"]})
         if kind == "challenge response":

@@ -101,21 +101,114 @@ class QuestionOutcome(BaseModel):
         return agree / len(self.first_choices)
 
 
+def shared_options(batch: QuestionBatch) -> dict[str, str] | None:
+    """The options every question of ``batch`` shares, when there are several questions."""
+    first = batch.questions[0].options
+    if len(batch.questions) > 1 and all(q.options == first for q in batch.questions):
+        return first
+    return None
+
+
 def questions_block(batch: QuestionBatch) -> str:
-    lines = ["Questions:"]
+    """The questions with their options; options every question shares are stated once."""
+    shared = shared_options(batch)
+    lines = []
+    if shared is not None:
+        lines.append("Options (the same for every question):")
+        lines.extend(f"  {label}. {text}" for label, text in shared.items())
+    lines.append("Questions:")
     for question in batch.questions:
         lines.append(f"[{question.id}] {question.text}")
-        lines.extend(f"  {label}. {text}" for label, text in question.options.items())
+        if shared is None:
+            lines.extend(f"  {label}. {text}" for label, text in question.options.items())
     return "\n".join(lines)
 
 
-def describe_reply(member: Member, reply: MemberReply) -> str:
-    parts = []
-    for question_id, answer in reply.answers.items():
-        confidence = "?" if answer.confidence is None else f"{answer.confidence:.2f}"
-        ranking = " > ".join(answer.ranking)
-        parts.append(f"  [{question_id}] {ranking} (confidence {confidence}): {answer.rationale}")
-    return f"- {member.label} ({member.role}):\n" + "\n".join(parts)
+def context_block(batch: QuestionBatch) -> str:
+    """What every call about ``batch`` starts with, word for word: the task, the questions and
+    the shared material. A provider's prompt cache serves it after the first call; what
+    differs between calls (who is asked, the step, earlier answers) comes after it."""
+    preamble = f"\n{batch.preamble}\n" if batch.preamble else ""
+    return f"{batch.task}\n{questions_block(batch)}\n{preamble}"
+
+
+def team_messages(context: str, request: str) -> list[ChatMessage]:
+    """A team call: the system message every call shares, the ``context`` every call about the
+    same batch shares (see :func:`context_block`), then ``request``."""
+    return [
+        ChatMessageSystem(content=render("teamwork", "team_system.txt")),
+        ChatMessageUser(content=f"{context}\n{request}"),
+    ]
+
+
+RATIONALE_CHARS = 300
+"""How much of a rationale later rounds see."""
+
+
+def describe_answers(batch: QuestionBatch, reply: MemberReply) -> str:
+    """One member's answers, compactly: grouped by answer for a batch of several questions,
+    with ranking, confidence and reasons for a single question."""
+    if len(batch.questions) == 1:
+        return describe_step(batch, [], {0: reply}, labels=False)
+    choices = [(q.id, reply.answers[q.id].choice) for q in batch.questions if q.id in reply.answers]
+    return _agreed_choices(choices) if choices else "(no answers)"
+
+
+def describe_step(
+    batch: QuestionBatch,
+    members: Sequence[Member],
+    replies: dict[int, MemberReply],
+    *,
+    labels: bool = True,
+) -> str:
+    """One step's answers, compactly: the questions every member answered alike in one line,
+    then each question they split on with every member's ranking, confidence and reasons (for
+    a single question, always: there is nothing else to discuss)."""
+    agreed: list[tuple[str, str]] = []
+    split: list[str] = []
+    for question in batch.questions:
+        answers = [
+            (members[i].label if labels else "", reply.answers[question.id])
+            for i, reply in sorted(replies.items())
+            if question.id in reply.answers
+        ]
+        if not answers:
+            continue
+        choices = {answer.choice for _, answer in answers}
+        if len(choices) == 1 and len(batch.questions) > 1:
+            agreed.append((question.id, answers[0][1].choice))
+            continue
+        split.append(f"[{question.id}]")
+        for label, answer in answers:
+            confidence = "" if answer.confidence is None else f" ({answer.confidence:.2f})"
+            reason = answer.rationale[:RATIONALE_CHARS]
+            split.append(
+                f"  {label + ': ' if label else ''}{'>'.join(answer.ranking)}{confidence}"
+                + (f": {reason}" if reason else "")
+            )
+    lines = []
+    if agreed:
+        lines.append("Every member chose alike: " + _agreed_choices(agreed))
+    if split:
+        if agreed:
+            lines.append("Where members differ (ranking best first, confidence, reasons):")
+        lines.extend(split)
+    return "\n".join(lines)
+
+
+def _agreed_choices(agreed: list[tuple[str, str]]) -> str:
+    """The questions every member answered alike, grouped by the answer; the commonest answer
+    is stated once for all the questions not named otherwise."""
+    by_choice: dict[str, list[str]] = {}
+    for question_id, choice in agreed:
+        by_choice.setdefault(choice, []).append(question_id)
+    commonest = max(by_choice, key=lambda choice: len(by_choice[choice]))
+    if len(by_choice[commonest]) < 3:
+        return "; ".join(f"{question_id} {choice}" for question_id, choice in agreed)
+    named = [
+        f"{choice} on {', '.join(ids)}" for choice, ids in by_choice.items() if choice != commonest
+    ]
+    return "; ".join([*named, f"{commonest} on every other question not named in this step"])
 
 
 class Team:
@@ -131,6 +224,7 @@ class Team:
         if not models:
             raise ValueError("a team needs at least one model")
         self.batch = batch
+        self.context = context_block(batch)
         self.config = config
         self.models = list(models)
         self.components = list(components)
@@ -230,13 +324,13 @@ class Team:
         self.record("excluded", agent=agent, phase=phase, step=step, reason=problem)
         return None
 
-    def member_messages(self, member: Member, user: str) -> list[ChatMessage]:
-        template = "member_system_compact.txt" if compact(self.batch) else "member_system.txt"
-        system = render("teamwork", template, role=member.role, team_size=len(self.members))
-        return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+    def identity(self, member: Member) -> str:
+        return f"You are {member.role}, one of {len(self.members)} clinicians working as a team."
 
-    def preamble_block(self) -> str:
-        return f"\n{self.batch.preamble}\n" if self.batch.preamble else ""
+    def member_role(self, member: Member) -> str:
+        """Who the member is and the reply shape (compact for a large batch)."""
+        template = "member_role_compact.txt" if compact(self.batch) else "member_role.txt"
+        return render("teamwork", template, identity=self.identity(member))
 
     def history_block(self) -> str:
         if len(self.history) == 0:
@@ -244,12 +338,10 @@ class Team:
         titles = ["Independent answers"] + [
             f"Discussion turn {t}" for t in range(1, len(self.history))
         ]
-        blocks = []
+        roster = ", ".join(f"{m.label} ({m.role})" for m in self.members)
+        blocks = [f"The team: {roster}."]
         for title, replies in zip(titles, self.history, strict=True):
-            described = [
-                describe_reply(self.members[i], reply) for i, reply in sorted(replies.items())
-            ]
-            blocks.append(f"{title}:\n" + "\n".join(described))
+            blocks.append(f"{title}:\n" + describe_step(self.batch, self.members, replies))
         blocks.extend(f"Leader's note {note}" for note in self.notes)
         return "\n\n" + "\n\n".join(blocks) + "\n"
 
@@ -272,14 +364,12 @@ class Team:
                 "question, taking the whole discussion into account."
             )
             history = self.history_block()
-        user = render(
+        request = render(
             "teamwork",
             "member_turn.txt",
-            task=self.batch.task,
-            preamble=self.preamble_block(),
-            questions=questions_block(self.batch),
             briefing="\n".join(briefing) + ("\n" if briefing else ""),
             history=history,
+            role=self.member_role(member),
             instruction=instruction,
         )
         return await self.generate(
@@ -287,7 +377,7 @@ class Team:
             step=step,
             agent=member.label,
             model=self.models[member.model_index],
-            messages=self.member_messages(member, user),
+            messages=team_messages(self.context, request),
             parse=lambda text: parse_member_reply(text, self.batch),
             config=self._member_config(self.models[member.model_index]),
         )
@@ -320,21 +410,15 @@ class Team:
     ) -> dict[str, Any]:
         """One recruiter or leader call covering ``tasks``; unreadable sections are ``None``."""
         sections = "\n".join(f'- "{task.key}": {task.instruction}' for task in tasks)
-        user = render(
+        request = render(
             "teamwork",
             "leader_request.txt",
-            task=self.batch.task,
-            preamble=self.preamble_block(),
-            questions=questions_block(self.batch),
             state=state,
+            role=render("teamwork", "recruiter_role.txt" if recruiter else "leader_role.txt"),
             tasks=f"Your tasks (one JSON key each):\n{sections}",
             keys=", ".join(task.key for task in tasks),
         )
-        system = render("teamwork", "recruiter_system.txt" if recruiter else "leader_system.txt")
-        messages: list[ChatMessage] = [
-            ChatMessageSystem(content=system),
-            ChatMessageUser(content=user),
-        ]
+        messages = team_messages(self.context, request)
         results: dict[str, Any] = {}
 
         def parse(text: str) -> dict[str, Any]:

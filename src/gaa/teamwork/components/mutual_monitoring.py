@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser
-
 from gaa._templates import render
 from gaa.teamwork.component import LeaderTask, TeamworkComponent
 from gaa.teamwork.components import _parsing
 from gaa.teamwork.components.trust_network import updated_trust
 from gaa.teamwork.replies import MemberReply, ReplyError, extract_json, parse_member_reply
-from gaa.teamwork.team import Member, Team, describe_reply, questions_block
+from gaa.teamwork.team import Member, Team, describe_answers, team_messages
 
 CALLS_PER_CHALLENGE = 2
 
@@ -88,7 +86,18 @@ class MutualMonitoringComponent(TeamworkComponent):
                 ),
             ],
             state=f"You raised this concern with {member.label}: {concern}\n"
-            f"Their response ({stance}): {text}\n{describe_reply(member, revised)}",
+            f"Their response ({stance}): {text}\n"
+            + (
+                "Answers they changed: "
+                + "; ".join(f"{q}: {old} -> {new}" for q, (old, new) in changed.items())
+                if changed
+                else "They changed no answer."
+            )
+            + (
+                f"\n{describe_answers(team.batch, revised)}"
+                if len(team.batch.questions) == 1
+                else ""
+            ),
         )
         quality = evaluation.get("response_quality")
         if quality is not None and team.trust is not None:
@@ -108,14 +117,12 @@ class MutualMonitoringComponent(TeamworkComponent):
     async def _respond(
         self, team: Team, member: Member, concern: str, before: MemberReply | None
     ) -> tuple[str, str, MemberReply] | None:
-        user = render(
+        request = render(
             "teamwork",
             "challenge_response.txt",
-            task=team.batch.task,
-            preamble=team.preamble_block(),
-            questions=questions_block(team.batch),
+            identity=team.identity(member),
             concern=concern,
-            own=describe_reply(member, before) if before else "(none recorded)",
+            own=describe_answers(team.batch, before) if before else "(none recorded)",
         )
 
         def parse(text: str) -> tuple[str, str, MemberReply]:
@@ -129,13 +136,11 @@ class MutualMonitoringComponent(TeamworkComponent):
                 parse_member_reply(text, team.batch),
             )
 
-        system = team.member_messages(member, "")[0]
-        assert isinstance(system, ChatMessageSystem)
         return await team.generate(
             phase="R3",
             step="challenge_response",
             agent=member.label,
             model=team.models[member.model_index],
-            messages=[system, ChatMessageUser(content=user)],
+            messages=team_messages(team.context, request),
             parse=parse,
         )
