@@ -8,6 +8,12 @@ Sections (each prints its figures and the issue's target):
   reports them (Inspect's model usage: a scripted judge that counts with a real tokenizer and
   serves prefixes from a simulated provider prompt cache), the share of input in a prefix shared
   across personas, and the share a provider's cache serves.
+- ``cpu``: the harness's CPU at zero latency (model doctor, model patient, panel ``all``)
+  next to Inspect's floor: a bare Inspect task replaying the very same calls, per sample.
+- ``offline``: 640 consultations (reference doctor, scripted patient, rules judge) and their
+  CPU.
+- ``wall``: wall time over the critical path at 1 s a call (``--latency``), on a few personas.
+- ``startup``: ``gaa --help`` and ``gaa personas all``.
 
 The reference doctor ``reference/exemplary`` talks to the scripted patient for five rounds, so
 transcripts have a realistic length; the judge is a well-behaved scripted team.
@@ -18,9 +24,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from _prefix_cache import CallTokens, PrefixCache, block_chain, rendered, shared_prefix_tokens
 from _prefix_cache import tokenizer as load_tokenizer
@@ -37,7 +48,7 @@ SUMMARY = json.dumps(
     {"strengths": ["clear"], "weaknesses": ["no figures"], "critical_incidents": []}
 )
 TEAM_SIZE = 3
-SECTIONS = ("tokens",)
+SECTIONS = ("tokens", "cpu", "offline", "wall", "startup")
 
 
 def judge_reply(messages: list[ChatMessage]) -> str:
@@ -67,8 +78,8 @@ class CountingJudge:
         cached = self.cache.read(tokens)
         output = ModelOutput.from_content(model="counting-judge", content=text)
         out = len(self.tokenize(text))
-        output.usage = ModelUsage(
-            input_tokens=len(tokens),
+        output.usage = ModelUsage(  # Inspect's convention: input_tokens excludes cache reads
+            input_tokens=len(tokens) - cached,
             output_tokens=out,
             total_tokens=len(tokens) + out,
             input_tokens_cache_read=cached,
@@ -102,7 +113,7 @@ def tokens_section(personas: str, log_dir: str) -> None:
         log = run_dialogue(personas, teamwork, judge.scripted, log_dir)
         n = len(log.samples or [])
         usage = log.stats.model_usage["mockllm/counting-judge"]
-        total = usage.input_tokens
+        total = usage.input_tokens + (usage.input_tokens_cache_read or 0)
         across = shared_prefix_tokens(judge.calls, across_groups=True)
         within = shared_prefix_tokens(judge.calls, across_groups=False)
         print(
@@ -117,17 +128,195 @@ def tokens_section(personas: str, log_dir: str) -> None:
     print("  targets: panel all <= 100,000 per persona, >= 60% in a prefix shared across personas")
 
 
+DOCTOR_TEXT = (
+    "I understand this is a lot to take in. The operation is done under general anaesthetic "
+    "through small cuts; about 1 to 5 in 100 people have the lung collapse again afterwards. "
+    "It is entirely your decision; take your time. What questions do you have?"
+)
+BRIEF = "You are Sam, a careful patient. " + "You worry about pain and time off work. " * 20
+
+
+def patient_reply(messages: list[ChatMessage]) -> str:
+    if "You write the character brief" in messages[-1].text:
+        return BRIEF
+    return "I'm still not sure about it.\nDECISION: UNDECIDED | WILLINGNESS: 5"
+
+
+class Recorder:
+    """Scripted doctor, patient and judge that remember every call per sample, to replay."""
+
+    def __init__(self, latency: float = 0.0) -> None:
+        self.calls: dict[str, list[tuple[str, list[ChatMessage], str]]] = {}
+        self.turns = 0
+        self.models = {
+            role: ScriptedModel(self._responder(role, fn), latency=latency, name=f"rec-{role}")
+            for role, fn in (
+                ("doctor", self._doctor),
+                ("patient", patient_reply),
+                ("judge", judge_reply),
+            )
+        }
+
+    def _doctor(self, messages: list[ChatMessage]) -> str:
+        """The doctor's text, every sentence unique (no sentence repeats across calls, as with a
+        real model, so nothing the harness remembers between calls flatters it)."""
+        self.turns += 1
+        return " ".join(
+            f"{sentence} (Note {self.turns}-{i}.)"
+            for i, sentence in enumerate(DOCTOR_TEXT.split(". "))
+        )
+
+    def _responder(self, role: str, fn: Callable[[list[ChatMessage]], str]) -> Callable[..., str]:
+        def respond(messages: list[ChatMessage]) -> str:
+            text = fn(messages)
+            state = sample_state()
+            key = str(state.sample_id) if state else "?"
+            self.calls.setdefault(key, []).append((role, list(messages), text))
+            return text
+
+        return respond
+
+
+def run_model_dialogue(personas: str, recorder: Recorder, log_dir: str, rounds: int = 5) -> float:
+    """CPU seconds of a full benchmark run with model doctor, patient and panel judge."""
+    started = time.process_time()
+    [log] = eval(
+        "tasks/medical_dialogue.py",
+        model=recorder.models["doctor"].model,
+        model_roles={
+            "patient": recorder.models["patient"].model,
+            "judge": recorder.models["judge"].model,
+        },
+        task_args={"personas": personas, "max_rounds": rounds},
+        max_connections=10_000,
+        max_samples=1000,
+        log_dir=log_dir,
+        display="none",
+    )
+    check_completed([log])
+    return time.process_time() - started
+
+
+def replay_floor(recorder: Recorder, log_dir: str) -> float:
+    """CPU seconds of a bare Inspect task making the same calls, sample by sample."""
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import get_model
+    from inspect_ai.solver import Generate, TaskState, solver
+
+    replies = {
+        role: ScriptedModel(lambda m: "", name=f"replay-{role}")
+        for role in ("doctor", "patient", "judge")
+    }
+    outputs: dict[str, list[str]] = {}
+    for key, calls in recorder.calls.items():
+        outputs[key] = [text for _, _, text in calls]
+
+    @solver
+    def replay() -> Callable[..., Any]:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            for role, messages, _ in recorder.calls[str(state.sample_id)]:
+                await get_model(role=role).generate(messages)
+            return state
+
+        return solve
+
+    task = Task(
+        dataset=[Sample(input="x", id=key) for key in recorder.calls if key != "?"],
+        solver=replay(),
+    )
+    started = time.process_time()
+    [log] = eval(
+        task,
+        model=replies["doctor"].model,
+        model_roles={"patient": replies["patient"].model, "judge": replies["judge"].model},
+        max_connections=10_000,
+        max_samples=1000,
+        log_dir=log_dir,
+        display="none",
+    )
+    check_completed([log])
+    return time.process_time() - started
+
+
+def cpu_section(personas: str, log_dir: str) -> None:
+    print("\n## Harness CPU against Inspect's floor (zero latency, same calls)")
+    recorder = Recorder()
+    ours = run_model_dialogue(personas, recorder, log_dir)
+    calls = sum(len(c) for c in recorder.calls.values())
+    floor = replay_floor(recorder, log_dir)
+    n = len([k for k in recorder.calls if k != "?"])
+    print(f"personas {n}, model calls {calls} ({calls / max(n, 1):.1f} a persona)")
+    print(f"GAA benchmark: {ours:6.1f} s CPU   bare Inspect replay: {floor:6.1f} s CPU")
+    print(f"ratio: {ours / floor:.2f}  (target <= 1.3)")
+
+
+def offline_section(log_dir: str) -> None:
+    print("\n## Offline throughput (reference doctor, scripted patient, rules judge)")
+    started, wall = time.process_time(), time.perf_counter()
+    [log] = eval(
+        "tasks/medical_dialogue.py",
+        model="mockllm/unused",
+        task_args={"doctor": "reference/exemplary", "patient": "scripted", "judge": "rules"},
+        epochs=10,
+        max_samples=1000,
+        log_dir=log_dir,
+        display="none",
+    )
+    check_completed([log])
+    cpu, elapsed = time.process_time() - started, time.perf_counter() - wall
+    n = len(log.samples or [])
+    print(f"{n} consultations: {cpu:.1f} s CPU, {elapsed:.1f} s wall ({n / elapsed:.1f} a second)")
+    print("target: 640 consultations in <= 45 s of CPU")
+
+
+def wall_section(personas: str, latency: float, log_dir: str) -> None:
+    from harness_overhead import critical_path_calls
+
+    print(f"\n## Wall time over the critical path ({latency:g} s a call, {personas})")
+    recorder = Recorder(latency=latency)
+    started = time.perf_counter()
+    run_model_dialogue(personas, recorder, log_dir)
+    wall = time.perf_counter() - started
+    bound = critical_path_calls("all", 5) * latency
+    print(
+        f"wall {wall:.1f} s, critical path {bound:.1f} s: ratio {wall / bound:.2f} (target <= 1.1)"
+    )
+
+
+def startup_section() -> None:
+    print("\n## Start-up")
+    gaa = str(Path(sys.executable).with_name("gaa"))
+    for args in (["--help"], ["personas", "all"]):
+        started = time.perf_counter()
+        subprocess.run([gaa, *args], capture_output=True, check=True)
+        print(f"gaa {' '.join(args):<14} {time.perf_counter() - started:5.2f} s")
+    print("target: gaa --help under 0.5 s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--personas", default="all")
     parser.add_argument("--skip", nargs="*", default=[], choices=SECTIONS)
+    parser.add_argument("--latency", type=float, default=1.0)
+    parser.add_argument("--wall-personas", default="I*_M_PNEUMO")
     args = parser.parse_args()
     os.chdir(REPO)
     with tempfile.TemporaryDirectory() as log_dir:
         if "tokens" not in args.skip:
             tokens_section(args.personas, log_dir)
+        if "cpu" not in args.skip:
+            cpu_section(args.personas, log_dir)
+        if "offline" not in args.skip:
+            offline_section(log_dir)
+        if "wall" not in args.skip:
+            wall_section(args.wall_personas, args.latency, log_dir)
+        if "startup" not in args.skip:
+            startup_section()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS of this process: {peak:.0f} MB")
     return 0
 
 

@@ -14,7 +14,8 @@ from inspect_ai.model import ChatMessage, ModelUsage
 
 from gaa.benchmark import medical_dialogue
 from gaa.report import build_report, make_report
-from gaa.report.markdown import doctor_tokens_cell
+from gaa.report.markdown import doctor_tokens_cell, dollars
+from gaa.report.prices import price_of
 from gaa.report.tokens import TokenCount, doctor_tokens
 from gaa.testing import ScriptedModel, TeamScript
 
@@ -234,6 +235,34 @@ def test_cache_reads_are_shown_where_a_provider_reported_them(
     assert "cache read" not in (tmp_path / "plain" / "report.md").read_text()
 
 
+def test_the_report_estimates_cost_and_names_models_it_cannot_price(
+    logs: dict[str, EvalLog], tmp_path: Path
+) -> None:
+    log = read_eval_log(logs["fallback"].location)
+    usage = log.stats.model_usage
+    usage["openai/gpt-4o"] = ModelUsage(
+        input_tokens=1_000_000, output_tokens=100_000, input_tokens_cache_read=3_000_000
+    )
+    usage["acme/unknown-model"] = ModelUsage(input_tokens=5, output_tokens=5, total_tokens=10)
+    priced = tmp_path / "priced.eval"
+    write_eval_log(log, str(priced))
+    make_report([str(priced)], tmp_path / "report", ("md", "json"))
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    # gpt-4o in the bundled table: 1M in, 0.1M out, 3M cache reads; mockllm models are local
+    price = price_of("openai/gpt-4o")
+    assert price is not None and price.cache_read is not None
+    expected = 1_000_000 * price.input + 100_000 * price.output + 3_000_000 * price.cache_read
+    assert f"Estimated cost: {dollars(expected)}" in markdown
+    assert "**without acme/unknown-model** (not in the price table)" in markdown
+    data = json.loads((tmp_path / "report" / "report.json").read_text())
+    [run] = data["runs"]
+    cost = run["tokens"]["cost"]
+    assert cost["usd"] == pytest.approx(expected, rel=1e-6)
+    assert cost["unpriced_models"] == ["acme/unknown-model"]
+    assert cost["usd_per_persona"] == pytest.approx(expected / len(run["scores"]), rel=1e-6)
+    assert run["tokens"]["cache_read_share"] > 0
+
+
 def count(input_tokens: int, output_tokens: int) -> TokenCount:
     return TokenCount.of(
         ModelUsage(
@@ -256,9 +285,7 @@ def test_the_doctors_tokens_are_its_own_or_the_report_says_why_not() -> None:
     shared = doctor_tokens("gaa/model", "", qwen, by_model, {}, {}, ["judge"])
     assert shared.kind == "shared" and shared.tokens == count(1000, 300)
     assert doctor_tokens_cell(shared) == "1,000 in, 300 out (with the judge)"
-    remote = doctor_tokens(
-        "gaa/a2a", "http://doctor:9009", qwen, by_model, {}, {}, []
-    )
+    remote = doctor_tokens("gaa/a2a", "http://doctor:9009", qwen, by_model, {}, {}, [])
     assert remote.tokens is None and "not in the log" in remote.note
     assert doctor_tokens_cell(remote) == "not in the log (remote A2A doctor)"
     scripted = doctor_tokens("reference/exemplary", "", "none/none", by_model, {}, {}, [])

@@ -39,7 +39,7 @@ import base64
 import binascii
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from anyascii import anyascii
@@ -158,8 +158,13 @@ def _fold(char: str) -> str:
     return char
 
 
+_ASCII_CONTROLS = {code: None for code in (*range(32), 127) if code != ord("\n")}
+
+
 def _strip_marks(text: str) -> str:
     """NFKD, then without combining marks and invisible format or control characters."""
+    if text.isascii():  # NFKD leaves ASCII alone, and its only such characters are controls
+        return text.translate(_ASCII_CONTROLS)
     return "".join(
         char
         for char in unicodedata.normalize("NFKD", text)
@@ -278,6 +283,7 @@ def readings(line: str) -> list[str]:
     return [line, *([displayed] if displayed != line else []), *_decoded(line)]
 
 
+@lru_cache(maxsize=16_384)
 def classify(line: str) -> Shape | None:
     """``speaker``, ``status`` or ``None`` for one line of doctor text (see the module doc)."""
     for reading in readings(line):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 import yaml
@@ -56,6 +56,24 @@ class RuleDataError(GAAError, ValueError):
     """A rule file that is missing or malformed."""
 
 
+_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
+
+
+@lru_cache(maxsize=4096)
+def any_of(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str] | None:
+    """One pattern that matches where any of ``patterns`` does (alternation finds a match
+    wherever one alternative would), to screen text before the patterns run one by one; None
+    when they cannot be merged faithfully (different flags, back-references, clashing names)."""
+    if len(patterns) < 2 or len({p.flags for p in patterns}) != 1:
+        return None
+    if any(_BACKREFERENCE.search(p.pattern) for p in patterns):
+        return None
+    try:
+        return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), patterns[0].flags)
+    except re.error:
+        return None
+
+
 def find_unnegated(
     patterns: tuple[re.Pattern[str], ...],
     text: str,
@@ -67,6 +85,9 @@ def find_unnegated(
     default: "no need for a second opinion" is not an offer of one, "I can't guarantee" is not
     a guarantee)."""
     text = normalise(text)
+    screen = any_of(patterns)
+    if screen is not None and screen.search(text) is None:
+        return None  # no pattern matches anywhere: one search instead of one per pattern
     for pattern in patterns:
         always = pattern.pattern.startswith(ALWAYS)
         for match in pattern.finditer(text):
@@ -107,7 +128,12 @@ class Together:
         return sentence[start:end]
 
 
-@dataclass(frozen=True)
+FIND_CACHE_SIZE = 32_768
+"""Sentences remembered per process: the patient's sanitiser and the validator read the same
+doctor sentences with the same rules, and scripted doctors repeat theirs across personas."""
+
+
+@dataclass(frozen=True, eq=False)
 class SafetyRule:
     """One safety rule of ``prompts/evidence/safety_rules.yaml``.
 
@@ -130,8 +156,12 @@ class SafetyRule:
     together: tuple[Together, ...] = ()
 
     def find(self, text: str) -> str | None:
+        """The rule's first finding in ``text`` (remembered: rules are pure functions of it)."""
         if not self.patterns and not self.together:
             return None
+        return _remembered_find(self, text)
+
+    def _find(self, text: str) -> str | None:
         text = normalise(text)
         if self.negatable:  # the patient's words quoted back are not the doctor's
             text = QUOTED.sub(" ", text)
@@ -160,6 +190,11 @@ class SafetyRule:
                 if (found := group.find(sentence)) is not None:
                     return found
         return None
+
+
+@lru_cache(maxsize=FIND_CACHE_SIZE)
+def _remembered_find(rule: SafetyRule, text: str) -> str | None:
+    return rule._find(text)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from gaa.report.analysis import RunReport
 from gaa.report.leaderboard import FailedRun, LeaderboardRow
+from gaa.report.prices import cache_read_share, estimate
 from gaa.report.runs import METRICS, Run
 from gaa.report.stats import Summary
 from gaa.report.tokens import DoctorTokens, RunTokens, TokenCount
@@ -90,10 +91,7 @@ def skipped_text(skipped: list[tuple[str, str]]) -> str:
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     """A table of literal cells: every cell is escaped here (never at a line's start)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += [
-        "| " + " | ".join(inline(cell) for cell in row) + " |"
-        for row in rows
-    ]
+    lines += ["| " + " | ".join(inline(cell) for cell in row) + " |" for row in rows]
     return lines
 
 
@@ -118,6 +116,27 @@ def doctor_tokens_cell(doctor: DoctorTokens) -> str:
         "no_model": "none (calls no model)",
         "unreported": "not in the log",
     }.get(doctor.kind, "not told apart in the log")
+
+
+def dollars(value: float) -> str:
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def cost_sentence(tokens: RunTokens, personas: int) -> str:
+    """The estimated cost of the run and of a persona, the cache-read share, and the models
+    the price table does not know."""
+    assert tokens.total is not None
+    cost = estimate(tokens.by_model)
+    text = f"Estimated cost: {dollars(cost.dollars)}"
+    if personas:
+        text += f" ({dollars(cost.dollars / personas)} a persona)"
+    text += " at the LiteLLM price table's rates"
+    if cost.unpriced:
+        text += f", **without {escape(', '.join(cost.unpriced))}** (not in the price table)"
+    share = cache_read_share(tokens.total)
+    if share is not None:
+        text += f"; {share:.0%} of input tokens were cache reads"
+    return text + "."
 
 
 def _token_rows(
@@ -149,6 +168,8 @@ def tokens_markdown(run: Run) -> list[str]:
             f"from the {tokens.source})."
         )
     lines += ["", f"Doctor: {escape(doctor_tokens_cell(doctor))} ({escape(doctor.note)})."]
+    if tokens.total is not None:
+        lines += ["", cost_sentence(tokens, len(run.rows))]
     cache = tokens.reports_cache
     columns = ["input", "output", *(["cache read"] if cache else []), "total"]
     if tokens.by_model:
@@ -194,6 +215,7 @@ def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> s
         "- tokens: "
         + (tokens_text(run.tokens.total) if run.tokens.total else "none in the log")
         + f"; doctor: {escape(doctor_tokens_cell(doctor))}"
+        + (f"; {run_cost_text(run)}" if run.tokens.total else "")
     )
     lines += ["", escape(report.summary), "", "### Metrics", ""]
     lines += _table(
@@ -319,10 +341,24 @@ def leaderboard_markdown(
     return "\n".join(lines)
 
 
-def tokens_json(tokens: RunTokens) -> dict[str, Any]:
+def run_cost_text(run: Run) -> str:
+    cost = estimate(run.tokens.by_model)
+    unpriced = f" (without {escape(', '.join(cost.unpriced))})" if cost.unpriced else ""
+    return f"estimated cost {dollars(cost.dollars)}{unpriced}"
+
+
+def tokens_json(tokens: RunTokens, personas: int = 0) -> dict[str, Any]:
     doctor = tokens.doctor
+    cost = estimate(tokens.by_model)
     return {
         "source": tokens.source or None,
+        "cost": {
+            "usd": round(cost.dollars, 6),
+            "usd_per_persona": round(cost.dollars / personas, 6) if personas else None,
+            "unpriced_models": cost.unpriced,
+            "price_table": "LiteLLM (bundled)",
+        },
+        "cache_read_share": cache_read_share(tokens.total) if tokens.total else None,
         "total": tokens.total.as_dict() if tokens.total is not None else None,
         "by_model": {name: count.as_dict() for name, count in tokens.by_model.items()},
         "by_role": {
@@ -341,9 +377,7 @@ def tokens_json(tokens: RunTokens) -> dict[str, Any]:
 
 def _leaderboard_json(row: LeaderboardRow) -> dict[str, Any]:
     data: dict[str, Any] = {
-        key: value
-        for key, value in row.__dict__.items()
-        if key not in ("tokens", "doctor_tokens")
+        key: value for key, value in row.__dict__.items() if key not in ("tokens", "doctor_tokens")
     }
     data["tokens"] = row.tokens.as_dict() if row.tokens is not None else None
     doctor = row.doctor_tokens
@@ -380,7 +414,7 @@ def report_json(
                 "log": run.location,
                 "status": run.status,
                 "error": run.failure or None,
-                "tokens": tokens_json(run.tokens),
+                "tokens": tokens_json(run.tokens, len(run.rows)),
                 "mean_overall_score": report.metrics["overall"].as_dict()["mean"],
                 "overall_summary": report.summary,
                 "metrics": {name: s.as_dict() for name, s in report.metrics.items()},
@@ -389,9 +423,7 @@ def report_json(
                     for key, groups in report.breakdowns.items()
                 },
                 "gender_twins": {
-                    "pairs": [
-                        {"mbti": m, "case": c, "gap": g} for m, c, g in report.twins.pairs
-                    ],
+                    "pairs": [{"mbti": m, "case": c, "gap": g} for m, c, g in report.twins.pairs],
                     "mean_gap": report.twins.mean,
                     "sign_test_p": report.twins.p_value,
                 },

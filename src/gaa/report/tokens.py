@@ -34,13 +34,14 @@ DoctorKind = Literal["counted", "shared", "remote", "no_model", "unreported", "u
 
 @dataclass(frozen=True)
 class TokenCount:
-    """Input, output and total tokens; ``cache_read`` is None where no provider reported it
-    (not the same as zero)."""
+    """Input (uncached, as Inspect counts it), output and total tokens; ``cache_read`` and
+    ``cache_write`` are None where no provider reported them (not the same as zero)."""
 
     input: int = 0
     output: int = 0
     total: int = 0
     cache_read: int | None = None
+    cache_write: int | None = None
 
     @classmethod
     def of(cls, usage: ModelUsage) -> TokenCount:
@@ -49,6 +50,7 @@ class TokenCount:
             output=usage.output_tokens,
             total=usage.total_tokens,
             cache_read=usage.input_tokens_cache_read,
+            cache_write=usage.input_tokens_cache_write,
         )
 
     def __add__(self, other: TokenCount) -> TokenCount:
@@ -57,6 +59,7 @@ class TokenCount:
             self.output + other.output,
             self.total + other.total,
             _combine(self.cache_read, other.cache_read, 1),
+            _combine(self.cache_write, other.cache_write, 1),
         )
 
     def __sub__(self, other: TokenCount) -> TokenCount:
@@ -65,6 +68,7 @@ class TokenCount:
             max(self.output - other.output, 0),
             max(self.total - other.total, 0),
             _combine(self.cache_read, other.cache_read, -1),
+            _combine(self.cache_write, other.cache_write, -1),
         )
 
     def as_dict(self) -> dict[str, int | None]:
@@ -74,6 +78,7 @@ class TokenCount:
             "output_tokens": self.output,
             "total_tokens": self.total,
             "input_tokens_cache_read": self.cache_read,
+            "input_tokens_cache_write": self.cache_write,
         }
 
 
