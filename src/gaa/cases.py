@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gaa.errors import CaseDataError
-from gaa.models import KnowledgeFact, MedicalCase
+from gaa.models import KnowledgeFact, MedicalCase, Recommendation
 
 
 class CaseFile(BaseModel):
@@ -31,6 +31,7 @@ class CaseFile(BaseModel):
     patient_prompt: str
     clinical_brief: str
     facts: list[KnowledgeFact] = Field(default_factory=list)
+    decision: Recommendation | None = None
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -97,11 +98,16 @@ def load_case(path: str | Path) -> MedicalCase:
             case_prompt=case_prompt,
             clinical_brief=spec.clinical_brief,
             facts=spec.facts,
+            decision=spec.decision,
         )
     except ValidationError as exc:
         renamed = {"case_id": "id", "case_prompt": "patient_prompt"}
         detail = "; ".join(
-            f"{renamed.get(str(e['loc'][0]), _field_path(e['loc']))}: {e['msg']}"
+            (
+                f"{renamed.get(str(e['loc'][0]), _field_path(e['loc']))}: {e['msg']}"
+                if e["loc"]
+                else str(e["msg"]).removeprefix("Value error, ")
+            )
             for e in exc.errors()
         )
         raise CaseDataError(f"Case file {path}: {detail}") from None

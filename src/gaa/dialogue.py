@@ -275,7 +275,7 @@ def dialogue_solver(
             state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
             state.store.set(STATS_KEY, stats.model_dump(mode="json"))
 
-        def patient_turn(reply: PatientReply, number: int) -> None:
+        def patient_turn(reply: PatientReply, number: int, doctor_line: str = "") -> None:
             nonlocal decision, willingness
             if reply.fallback:
                 stats.patient_fallbacks += 1
@@ -295,17 +295,19 @@ def dialogue_solver(
                 )
             )
             view.append(ChatMessageUser(content=reply.message))
-            transcript().info(
-                f"**Patient** ({decision}, willingness {willingness}): {reply.message}",
-                source="patient",
+            transcript().info(  # one event a round: the doctor's turn and the patient's reply
+                f"{doctor_line}**Patient** ({decision}, willingness {willingness}): "
+                f"{reply.message}",
+                source="dialogue",
             )
             save()
 
-        async with span("opening"):
+        # one span for the whole dialogue: a span snapshots the sample store at its start and
+        # end, and the store holds the consultation so far
+        async with span("dialogue"):
             patient_turn(await the_patient.open(), 0)
-        stats.initial_willingness = willingness
-        for round_ in range(1, max_rounds + 1):
-            async with span(f"round {round_}"):
+            stats.initial_willingness = willingness
+            for round_ in range(1, max_rounds + 1):
                 try:
                     text = await _ask_doctor(
                         agent,
@@ -336,11 +338,14 @@ def dialogue_solver(
                 )
                 view.append(ChatMessageAssistant(content=text))
                 flags = ", ".join(f.rule for f in validation.flags) or "none"
-                transcript().info(f"**Doctor**: {text}\n\n_flags: {flags}_", source="doctor")
-                patient_turn(await the_patient.respond(clean, validation), 2 * round_)
+                patient_turn(
+                    await the_patient.respond(clean, validation),
+                    2 * round_,
+                    f"Round {round_}\n\n**Doctor**: {text}\n\n_flags: {flags}_\n\n",
+                )
                 stats.rounds = round_
-            if decision in ("ACCEPT", "REFUSE"):
-                break
+                if decision in ("ACCEPT", "REFUSE"):
+                    break
 
         if isinstance(the_patient, ModelPatient):
             stats.patient_errors = the_patient.errors

@@ -25,6 +25,9 @@ MBTI_TYPES: tuple[str, ...] = (
 
 Gender = Literal["male", "female"]
 Decision = Literal["ACCEPT", "REFUSE", "UNDECIDED"]
+Recommendation = Literal["operation", "non_operative", "shared"]
+"""What the guideline recommends for a case: the operation, a course without it (surveillance,
+exercise therapy, watchful waiting), or a shared decision between reasonable options."""
 Outcome = Literal["accepted", "rejected", "uncertain"]
 FactKind = Literal[
     "diagnosis",
@@ -137,6 +140,20 @@ class MedicalCase(_Model):
     case_prompt: str = Field(min_length=1)
     clinical_brief: str = Field(min_length=1)
     facts: list[KnowledgeFact] = Field(default_factory=list)
+    decision: Recommendation | None = None
+    """The kind of course the guideline recommends; unset, it follows ``surgery_indicated``
+    (``operation`` or ``non_operative``)."""
+
+    @model_validator(mode="after")
+    def _decision_consistent(self) -> MedicalCase:
+        if self.decision is None:
+            self.decision = "operation" if self.surgery_indicated else "non_operative"
+        elif (self.decision == "operation") != self.surgery_indicated:
+            raise ValueError(
+                f"decision {self.decision!r} contradicts surgery_indicated "
+                f"{str(self.surgery_indicated).lower()} (only an 'operation' case indicates it)"
+            )
+        return self
 
     @field_validator("case_id")
     @classmethod

@@ -8,10 +8,12 @@ parallel: in R3 a member sees only earlier turns, so the order within a turn doe
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
+from inspect_ai._util._async import tg_collect
 from inspect_ai.model import Model
-from inspect_ai.util import collect, span
+from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
 from gaa.teamwork.component import LeaderTask, TeamworkComponent
@@ -116,7 +118,11 @@ async def _recruit(team: Team) -> None:
 
 
 async def _answer_step(team: Team, step: str, turn: int = 0) -> dict[int, Any]:
-    replies = await collect(*(team.ask_member(m, step, turn) for m in team.members))  # type: ignore[arg-type]
+    # tg_collect, not collect: collect gives each member its own span, and each span snapshots
+    # the whole sample store twice; the step's span groups the calls well enough
+    replies = await tg_collect(
+        [partial(team.ask_member, m, step, turn) for m in team.members]  # type: ignore[arg-type]
+    )
     valid = {m.index: reply for m, reply in zip(team.members, replies, strict=True) if reply}
     team.history.append(valid)
     return valid

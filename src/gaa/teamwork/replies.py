@@ -10,6 +10,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
@@ -79,15 +80,25 @@ _SYNONYMS = {
 }  # fmt: skip
 
 
+_SEPARATORS = re.compile(r"[\s\-]+")
+
+
 def _key(text: str) -> str:
-    return re.sub(r"[\s\-]+", "_", text.strip().lower())
+    return _SEPARATORS.sub("_", text.strip().lower())
+
+
+@lru_cache(maxsize=1024)
+def _label_keys(labels: tuple[str, ...]) -> dict[str, str]:
+    return {_key(label): label for label in labels}
 
 
 def _label(value: Any, question: Question) -> str | None:
     if not isinstance(value, str):
         return None
+    if value in question.options:  # the common case: a label, as asked
+        return value
     text = value.strip()
-    keys = {_key(label): label for label in question.labels}
+    keys = _label_keys(tuple(question.options))
     first_word = _key(re.split(r"[(:,.]", text)[0])
     for candidate in (_key(text), _SYNONYMS.get(_key(text), ""), first_word):
         if candidate in keys:
