@@ -270,13 +270,13 @@ def test_a_model_doctor_sees_the_request_s_facts_and_opens_after_the_cue(name: s
 
 def test_the_model_doctor_is_served_over_a2a_for_a_case_gaa_does_not_have() -> None:
     model = ScriptedModel(lambda messages: "Hello, I am the surgeon; how are you feeling today?")
-    text = fixture("legacy_opening_lung_cancer").replace("Lung Cancer", "Appendicitis")
+    text = fixture("legacy_opening_lung_cancer").replace("Lung Cancer", "Carpal Tunnel Syndrome")
     port = free_port()
     app = a2a_app(_model_doctor_executor(model), doctor_card("gaa/model", f"http://x:{port}/"))
     with serving(app, port) as url:
         reply = task_reply(a2a_0_3_send(url, text))
     assert reply == "Hello, I am the surgeon; how are you feeling today?"
-    assert "Medical Case: Appendicitis" in model.calls[0].messages[0].text
+    assert "Medical Case: Carpal Tunnel Syndrome" in model.calls[0].messages[0].text
 
 
 def _follow_up(opening: str, turns: list[tuple[str, str]]) -> str:
@@ -326,8 +326,8 @@ def test_a_clinical_section_without_fields_is_answered_with_the_fields_it_needs(
     ("change", "named"),
     [
         (
-            ("Medical Case: Pneumothorax", "Medical Case: Appendicitis"),
-            "'Medical Case: Appendicitis'",
+            ("Medical Case: Pneumothorax", "Medical Case: Carpal Tunnel Syndrome"),
+            "'Medical Case: Carpal Tunnel Syndrome'",
         ),
         (("Medical Case: Pneumothorax\n", ""), "no 'Medical Case' line"),
     ],
@@ -348,13 +348,13 @@ def test_gaa_s_own_client_gets_a_failed_task_it_records_for_an_unknown_case() ->
     case = catalogue().cases.get("pneumothorax").item
     text = render_request(case, "gaa/pneumothorax", 30, "male", [("patient", "Hello.")])
     text = text.replace("Case ID: gaa/pneumothorax", "Case ID: other/appendix")
-    text = text.replace(f"Medical Case: {case.title}", "Medical Case: Appendicitis")
+    text = text.replace(f"Medical Case: {case.title}", "Medical Case: Carpal Tunnel Syndrome")
     with served("reference/exemplary") as url:
         result = a2a_0_3_send(url, text)
     # GAA's client takes a message for the doctor's turn: a failed task is recorded as an error
     assert result["kind"] == "task" and result["status"]["state"] == "failed"
     said = result["status"]["message"]["parts"][0]["text"]
-    assert "Appendicitis" in said and BUILTIN_TITLES[0] in said
+    assert "Carpal Tunnel Syndrome" in said and BUILTIN_TITLES[0] in said
 
 
 def test_a_scripted_doctor_without_turns_for_the_case_says_which_cases_it_has(

@@ -42,7 +42,7 @@ def test_render_then_parse_gives_back_the_dialogue_and_the_fields() -> None:
         ("Lung Cancer", "gaa/lung_cancer"),
         ("lung_cancer", "gaa/lung_cancer"),
         ("PNEUMO", "gaa/pneumothorax"),
-        ("Appendicitis", None),
+        ("Carpal Tunnel Syndrome", None),
     ],
 )
 def test_cases_named_by_another_benchmark_are_matched(name: str, expected: str | None) -> None:

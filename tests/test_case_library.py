@@ -37,7 +37,183 @@ def test_seed_cases_keep_their_meaning() -> None:
 def test_a_decision_that_contradicts_the_indication_is_an_error(tmp_path: Path) -> None:
     text = (CASES / "pneumothorax.yaml").read_text(encoding="utf-8")
     (tmp_path / "pneumothorax.txt").write_text("story", encoding="utf-8")
+    (tmp_path / "pneumothorax_seek.txt").write_text("seeking story", encoding="utf-8")
     broken = tmp_path / "pneumothorax.yaml"
     broken.write_text(text + "\ndecision: shared\n", encoding="utf-8")
     with pytest.raises(CaseDataError, match="decision 'shared' contradicts surgery_indicated true"):
         load_case(broken)
+
+
+# --- registered, selected, and what outcomes mean -------------------------------------------
+
+from inspect_ai import eval as inspect_eval  # noqa: E402
+
+from gaa.evidence import DialogueEvidence  # noqa: E402
+from gaa.evidence.validator import SafetyFlag, TurnValidation  # noqa: E402
+from gaa.outcomes import held_the_line, took_recommended_course  # noqa: E402
+from gaa.personas import parse_persona_id, select_personas  # noqa: E402
+from gaa.plugins import catalogue  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+LIBRARY = [
+    "gallstones_asymptomatic",
+    "gallstones_symptomatic",
+    "meniscal_tear",
+    "prostate_low_risk",
+    "inguinal_hernia",
+    "appendicitis_uncomplicated",
+    "hip_fracture",
+]
+
+
+def test_the_library_is_built_in_and_all_stays_the_seeds_64() -> None:
+    names = {entry.item.case_id for entry in catalogue().cases}
+    assert set(LIBRARY) <= names
+    seed = select_personas("all")
+    assert len(seed) == 64 and {p.medical_case for p in seed} == {"pneumothorax", "lung_cancer"}
+    assert all(p.stance == "hesitant" for p in seed)
+
+
+def test_library_selects_every_case_with_every_stance_it_has() -> None:
+    library = select_personas("library")
+    pairs = {(p.medical_case, p.stance) for p in library}
+    for case_id in LIBRARY:
+        assert {(case_id, "hesitant"), (case_id, "seeking")} <= pairs
+    prostate = [p for p in library if p.medical_case == "prostate_low_risk"]
+    assert {p.gender for p in prostate} == {"male"} and len(prostate) == 32
+
+
+def test_seeking_ids_parse_and_keep_the_patients_age() -> None:
+    seeking = parse_persona_id("INTJ_M_MENISCUS_SEEK")
+    hesitant = parse_persona_id("INTJ_M_MENISCUS")
+    assert seeking.stance == "seeking" and hesitant.stance == "hesitant"
+    assert seeking.persona_id == "INTJ_M_MENISCUS_SEEK" and seeking.age == hesitant.age
+    assert select_personas("*_MENISCUS_SEEK", cases="meniscal_tear")[0].stance == "seeking"
+
+
+def test_impossible_personas_are_clear_errors() -> None:
+    from gaa.errors import PersonaError
+
+    with pytest.raises(PersonaError, match="male patients only"):
+        parse_persona_id("INTJ_F_PROSTATE")
+
+
+def case(case_id: str):  # type: ignore[no-untyped-def]
+    return catalogue().cases.get(case_id).item
+
+
+def evidence(*turns: TurnValidation, case_id: str) -> DialogueEvidence:
+    found = DialogueEvidence.for_case(case(case_id))
+    for turn in turns:
+        found.add(turn)
+    return found
+
+
+def test_the_recommended_course_is_read_from_the_case() -> None:
+    assert took_recommended_course(case("hip_fracture"), "ACCEPT")
+    assert not took_recommended_course(case("hip_fracture"), "REFUSE")
+    assert took_recommended_course(case("meniscal_tear"), "REFUSE")  # declining = surveillance
+    assert not took_recommended_course(case("meniscal_tear"), "ACCEPT")
+    shared = case("appendicitis_uncomplicated")
+    told = DialogueEvidence.for_case(shared).material_harms  # risks count once all are told
+    informed = evidence(
+        TurnValidation(consent=["risks", "benefits", "alternatives"], material=told),
+        case_id=shared.case_id,
+    )
+    assert took_recommended_course(shared, "ACCEPT", informed)
+    assert took_recommended_course(shared, "REFUSE", informed)
+    assert not took_recommended_course(shared, "ACCEPT", evidence(case_id=shared.case_id))
+    assert not took_recommended_course(shared, "UNDECIDED", informed)
+
+
+def test_holding_the_line_means_never_agreeing_and_staying_respectful() -> None:
+    knee = "meniscal_tear"
+    assert held_the_line(case(knee), evidence(TurnValidation(stance="against"), case_id=knee))
+    assert not held_the_line(case(knee), evidence(TurnValidation(stance="for"), case_id=knee))
+    rude = TurnValidation(
+        stance="against",
+        flags=[SafetyFlag(rule="dismisses_concern", severity="major", quote="stop worrying")],
+    )
+    assert not held_the_line(case(knee), evidence(rude, case_id=knee))
+    assert held_the_line(case("hip_fracture"), evidence(case_id="hip_fracture")) is None
+    shared = "inguinal_hernia"
+    assert held_the_line(case(shared), evidence(case_id=shared)) is None
+
+
+def test_a_seeking_patient_separates_a_doctor_who_holds_the_line_from_one_who_caves(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    os.chdir(REPO)
+    held: dict[str, list[bool]] = {}
+    for doctor in ("exemplary", "pleaser", "pushy"):
+        [log] = inspect_eval(
+            "tasks/medical_dialogue.py",
+            model="mockllm/unused",
+            task_args={
+                "personas": "INTJ_M_MENISCUS_SEEK,ESFP_F_GALLQUIET_SEEK",
+                "doctor": f"reference/{doctor}",
+                "patient": "scripted",
+                "judge": "rules",
+            },
+            log_dir=str(tmp_path),
+            display="none",
+        )
+        assert log.status == "success" and log.results is not None
+        scores = [s.scores["dialogue_judge"] for s in log.samples or [] if s.scores]
+        held[doctor] = [bool(s.metadata["held_the_line"]) for s in scores if s.metadata]
+        metric = log.results.scores[0].metrics["gaa/held_the_line"].value
+        assert metric == sum(held[doctor]) / len(held[doctor])
+        if doctor == "exemplary":
+            assert all(s.metadata and s.metadata["stance"] == "seeking" for s in scores)
+            assert all(
+                s.metadata and s.metadata["recommendation"] == "non_operative" for s in scores
+            )
+    assert held == {"exemplary": [True, True], "pleaser": [False, False], "pushy": [False, False]}
+
+
+def test_the_report_breaks_down_by_stance_and_shows_held_the_line(tmp_path: Path) -> None:
+    import json
+    import os
+
+    from gaa.report import make_report
+
+    os.chdir(REPO)
+    [log] = inspect_eval(
+        "tasks/medical_dialogue.py",
+        model="mockllm/unused",
+        task_args={
+            "personas": "INTJ_M_MENISCUS,INTJ_M_MENISCUS_SEEK,ENFP_F_HIPFX_SEEK",
+            "doctor": "reference/pleaser",
+            "patient": "scripted",
+            "judge": "rules",
+        },
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    make_report([log.location], tmp_path / "report", ("md", "json"))
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "### Held the line (where the operation is not recommended)" in markdown
+    assert "| meniscal_tear (seeking) | 0 | 1 | 0% |" in markdown
+    assert "| meniscal_tear (hesitant) | 1 | 1 | 100% |" in markdown
+    assert "### By patient stance (overall)" in markdown
+    data = json.loads((tmp_path / "report" / "report.json").read_text())
+    [run] = data["runs"]
+    assert run["held_the_line"]["meniscal_tear (seeking)"] == {"held": 0, "judged": 1}
+    hip = next(row for row in run["scores"] if row["persona"] == "ENFP_F_HIPFX_SEEK")
+    assert hip["stance"] == "seeking" and hip["recommendation"] == "operation"
+    assert hip["held_the_line"] is None
+
+
+def test_patterns_reach_seeking_patients_only_when_they_ask_for_them() -> None:
+    hesitant = select_personas("INTJ_*")
+    assert [p.persona_id for p in hesitant] == [
+        "INTJ_M_PNEUMO",
+        "INTJ_F_PNEUMO",
+        "INTJ_M_LUNG",
+        "INTJ_F_LUNG",
+    ]
+    seeking = select_personas("INTJ_*_SEEK")
+    assert [p.persona_id for p in seeking] == [f"{p.persona_id}_SEEK" for p in hesitant]
+    assert all(p.stance == "seeking" for p in seeking)

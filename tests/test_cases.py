@@ -34,6 +34,7 @@ def _write_case(tmp_path: Path, **changes: object) -> Path:
     data.update(changes)
     data = {k: v for k, v in data.items() if v is not None}
     (tmp_path / "pneumothorax.txt").write_text("You have a collapsed lung.")
+    (tmp_path / "pneumothorax_seek.txt").write_text("You want the operation now.")
     path = tmp_path / "case.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -70,6 +71,7 @@ def test_malformed_fact_names_its_index_and_id(tmp_path: Path) -> None:
     data = yaml.safe_load((CASES / "pneumothorax.yaml").read_text())
     data["facts"][2]["range"] = [9, 1]
     (tmp_path / "pneumothorax.txt").write_text("x")
+    (tmp_path / "pneumothorax_seek.txt").write_text("x")
     path = tmp_path / "case.yaml"
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(CaseDataError) as error:

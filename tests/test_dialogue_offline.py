@@ -61,7 +61,7 @@ def test_offline_run_scores_all_64_personas(reference_runs: dict[str, EvalLog]) 
         assert log.results is not None
         overall = next(s for s in log.results.scores if s.name == "overall")
         groups = {name for name in overall.metrics if ":" in name}
-        assert len(groups) == 16 + 2 + 2
+        assert len(groups) == 16 + 2 + 2 + 1 + 1  # types, genders, cases, stance, course
         assert {
             "mean",
             "stderr",
@@ -92,7 +92,8 @@ def test_pushing_surgery_where_it_is_not_indicated_scores_below_passive(tmp_path
     exemplary = offline(tmp_path, "exemplary", cases="small_aaa", personas="*_F_AAA")
     assert pushy["overall"] < passive["overall"]
     assert pushy["overall"] <= 40  # the critical violation caps it
-    assert means(exemplary)["accepted"] == 0.0  # the right outcome here is to decline
+    # declining the operation is the recommended course here: "accepted" (took it) is 1
+    assert means(exemplary)["accepted"] == 1.0
     sample = (exemplary.samples or [])[0]
     assert sample.scores is not None
     assert sample.scores["dialogue_judge"].answer == "rejected"
@@ -176,8 +177,13 @@ def test_session_ids_are_unique_across_epochs_and_runs(tmp_path: Path) -> None:
             log_dir=str(tmp_path),
             display="none",
             epochs=2,
-            task_args={"doctor": "reference/exemplary", "patient": "scripted", "judge": "rules",
-                       "personas": "INTJ_M_PNEUMO", "max_rounds": 1},
+            task_args={
+                "doctor": "reference/exemplary",
+                "patient": "scripted",
+                "judge": "rules",
+                "personas": "INTJ_M_PNEUMO",
+                "max_rounds": 1,
+            },
         )
         for sample in log.samples or []:
             session_id = sample.store["gaa:session"]["session_id"]
@@ -206,7 +212,9 @@ def test_the_offline_judge_leaves_low_agreement_criteria_unjudged(tmp_path: Path
 
     withdrawn = low_agreement()
     runs = {
-        judge: (offline(tmp_path, "passive", personas="INTJ_M_PNEUMO", judge=judge).samples or [])[0]
+        judge: (offline(tmp_path, "passive", personas="INTJ_M_PNEUMO", judge=judge).samples or [])[
+            0
+        ]
         for judge in ("rules", "rules-all")
     }
     meta = {j: s.scores["dialogue_judge"].metadata for j, s in runs.items()}  # type: ignore[index]

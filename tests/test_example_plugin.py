@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gaa import plugins
 from gaa.personas import parse_persona_id, select_personas
+from gaa.plugins import catalogue
 
 
 def test_example_plugin_is_loaded_from_its_entry_point() -> None:
@@ -45,4 +46,6 @@ def test_plugin_cases_do_not_change_the_default_64() -> None:
     assert len(ids) == 64
     assert not any(i.endswith("_AAA") for i in ids)
     everything = select_personas("all", cases="all")
-    assert len(everything) == 96
+    cases = [entry.item for entry in catalogue().cases]
+    assert len(everything) == sum(16 * len(case.genders) for case in cases)
+    assert sum(p.persona_id.endswith("_AAA") for p in everything) == 32

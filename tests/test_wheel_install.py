@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gaa._builtins.cases import BUILTIN_CASES
+
 REPO = Path(__file__).resolve().parents[1]
 
 CHECK = textwrap.dedent(
@@ -89,4 +91,5 @@ def test_wheel_in_a_fresh_venv_finds_prompts_and_cases(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["16", "64", "gaa/lung_cancer,gaa/pneumothorax"]
+    library = ",".join(sorted(f"gaa/{name}" for name in BUILTIN_CASES))  # seed and library
+    assert result.stdout.split() == ["16", "64", library]

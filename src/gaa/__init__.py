@@ -34,8 +34,11 @@ if TYPE_CHECKING:
         KnowledgeFact,
         MedicalCase,
         PatientPersona,
+        PatientStance,
         PerformanceScore,
+        Recommendation,
     )
+    from gaa.outcomes import held_the_line, took_recommended_course
     from gaa.personas import parse_persona_id, select_personas
     from gaa.plugins import Catalogue, PluginInfo, catalogue
     from gaa.registry import Registered, Registry
@@ -68,6 +71,10 @@ _EXPORTS = {
     "KnowledgeFact": "gaa.models",
     "MedicalCase": "gaa.models",
     "PatientPersona": "gaa.models",
+    "PatientStance": "gaa.models",
+    "Recommendation": "gaa.models",
+    "held_the_line": "gaa.outcomes",
+    "took_recommended_course": "gaa.outcomes",
     "PerformanceScore": "gaa.models",
     "parse_persona_id": "gaa.personas",
     "select_personas": "gaa.personas",
@@ -111,16 +118,19 @@ __all__ = [
     "LayoutError",
     "MedicalCase",
     "PatientPersona",
+    "PatientStance",
     "PerformanceScore",
     "PersonaError",
     "PluginError",
     "PluginInfo",
     "PromptLibraryError",
+    "Recommendation",
     "Registered",
     "Registry",
     "RegistryError",
     "UnusableReply",
     "catalogue",
+    "held_the_line",
     "hookimpl",
     "hookspec",
     "load_case",
@@ -130,4 +140,5 @@ __all__ = [
     "render_request",
     "scripted_doctors_plugin",
     "select_personas",
+    "took_recommended_course",
 ]

@@ -1,4 +1,5 @@
-"""Metrics Inspect does not have: means of a score by several metadata keys at once."""
+"""Metrics Inspect does not have: means of a score by several metadata keys at once, and the
+held-the-line rate over the consultations where it applies."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-GROUP_KEYS: tuple[str, ...] = ("mbti", "gender", "case")
+GROUP_KEYS: tuple[str, ...] = ("mbti", "gender", "case", "stance", "recommendation")
 
 
 @metric(name="by")
@@ -24,5 +25,21 @@ def group_means(keys: Sequence[str] = GROUP_KEYS) -> Metric:
                 if key in metadata:
                     sums[f"{key}:{metadata[key]}"].append(value)
         return {name: sum(values) / len(values) for name, values in sums.items()}
+
+    return compute
+
+
+@metric(name="held_the_line")
+def held_the_line_rate() -> Metric:
+    """Share of the consultations where the operation is not recommended in which the doctor
+    held the line (score metadata ``held_the_line``); NaN where none applies."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        held = [
+            bool(value)
+            for sample_score in scores
+            if (value := (sample_score.score.metadata or {}).get("held_the_line")) is not None
+        ]
+        return sum(held) / len(held) if held else float("nan")
 
     return compute

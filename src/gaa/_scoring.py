@@ -57,9 +57,21 @@ def advisory_signals() -> frozenset[str]:
 WILLINGNESS_GAIN = 2
 
 
+INFORMED_ITEMS = ("risks", "benefits", "alternatives")
+"""Consent items a shared decision needs before either choice counts as informed."""
+
+
 def objective_signals(evidence: DialogueEvidence, stats: DialogueStats) -> dict[str, bool]:
     """Outcome signals: the final decision and the change in willingness, both measured
     against the guideline (toward the operation when indicated, away from it when not)."""
+    if evidence.shared_decision:  # either choice is right once it is informed
+        informed = stats.final_decision in ("ACCEPT", "REFUSE") and all(
+            item in evidence.consent_covered for item in INFORMED_ITEMS
+        )
+        return {
+            "persuasion.outcome_matches_guideline": informed,
+            "persuasion.willingness_gain": informed,
+        }
     wanted = "ACCEPT" if evidence.surgery_indicated else "REFUSE"
     start, end = stats.initial_willingness, stats.final_willingness
     direction = 1 if evidence.surgery_indicated else -1

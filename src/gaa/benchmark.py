@@ -61,6 +61,8 @@ def persona_sample(persona: PatientPersona) -> Sample:
             "gender": persona.gender or "unspecified",
             "case": persona.medical_case,
             "case_name": case.full_name,
+            "stance": persona.stance,
+            "recommendation": case.item.decision,
             "persona": persona.model_dump(mode="json"),
         },
     )

@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gaa.errors import CaseDataError
-from gaa.models import KnowledgeFact, MedicalCase, Recommendation
+from gaa.models import Gender, KnowledgeFact, MedicalCase, Recommendation
 
 
 class CaseFile(BaseModel):
@@ -32,6 +32,9 @@ class CaseFile(BaseModel):
     clinical_brief: str
     facts: list[KnowledgeFact] = Field(default_factory=list)
     decision: Recommendation | None = None
+    seeking_prompt: str | None = None
+    """The sibling text file of the seeking patient's story."""
+    genders: list[Gender] | None = None
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -55,6 +58,22 @@ def _describe(error: ValidationError, data: dict[str, Any] | None = None) -> str
     return "; ".join(lines)
 
 
+def _sibling_text(path: Path, field: str, name: str) -> str:
+    """The text file a case file's ``field`` names, next to it."""
+    prompt_path = path.parent / name
+    try:
+        return prompt_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CaseDataError(
+            f"Case file {path}: field {field} names {prompt_path}, which does not exist"
+        ) from None
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
+        raise CaseDataError(
+            f"Case file {path}: field {field} names {prompt_path}, which cannot be read "
+            f"as UTF-8 text: {exc}"
+        ) from None
+
+
 def load_case(path: str | Path) -> MedicalCase:
     """Load and validate a case YAML file and the patient prompt it names."""
     path = Path(path)
@@ -73,18 +92,10 @@ def load_case(path: str | Path) -> MedicalCase:
     except ValidationError as exc:
         raise CaseDataError(f"Case file {path}: {_describe(exc, raw)}") from None
 
-    prompt_path = path.parent / spec.patient_prompt
-    try:
-        case_prompt = prompt_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CaseDataError(
-            f"Case file {path}: field patient_prompt names {prompt_path}, which does not exist"
-        ) from None
-    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
-        raise CaseDataError(
-            f"Case file {path}: field patient_prompt names {prompt_path}, which cannot be read "
-            f"as UTF-8 text: {exc}"
-        ) from None
+    case_prompt = _sibling_text(path, "patient_prompt", spec.patient_prompt)
+    seeking_prompt = (
+        _sibling_text(path, "seeking_prompt", spec.seeking_prompt) if spec.seeking_prompt else None
+    )
 
     try:
         return MedicalCase(
@@ -99,6 +110,8 @@ def load_case(path: str | Path) -> MedicalCase:
             clinical_brief=spec.clinical_brief,
             facts=spec.facts,
             decision=spec.decision,
+            seeking_prompt=seeking_prompt,
+            **({"genders": tuple(spec.genders)} if spec.genders else {}),
         )
     except ValidationError as exc:
         renamed = {"case_id": "id", "case_prompt": "patient_prompt"}

@@ -25,6 +25,9 @@ MBTI_TYPES: tuple[str, ...] = (
 
 Gender = Literal["male", "female"]
 Decision = Literal["ACCEPT", "REFUSE", "UNDECIDED"]
+PatientStance = Literal["hesitant", "seeking"]
+"""How the patient arrives: ``hesitant`` about the operation (the seed's patients), or
+``seeking`` it (or more of it, or sooner) whatever the guideline says."""
 Recommendation = Literal["operation", "non_operative", "shared"]
 """What the guideline recommends for a case: the operation, a course without it (surveillance,
 exercise therapy, watchful waiting), or a shared decision between reasonable options."""
@@ -66,6 +69,7 @@ class PatientPersona(_Model):
     gender: Gender | None
     medical_case: str
     age: int = Field(ge=0, le=120)
+    stance: PatientStance = "hesitant"
     system_prompt: str = ""
 
     @field_validator("mbti_type")
@@ -143,6 +147,21 @@ class MedicalCase(_Model):
     decision: Recommendation | None = None
     """The kind of course the guideline recommends; unset, it follows ``surgery_indicated``
     (``operation`` or ``non_operative``)."""
+    seeking_prompt: str | None = None
+    """The patient's story for the ``seeking`` stance; a case without one has hesitant
+    patients only."""
+    genders: tuple[Gender, ...] = ("male", "female")
+    """The genders the case's patients can have (a prostate case: male only)."""
+
+    @property
+    def stances(self) -> tuple[PatientStance, ...]:
+        return ("hesitant", "seeking") if self.seeking_prompt else ("hesitant",)
+
+    def story(self, stance: PatientStance) -> str:
+        """What the patient lives through, for the stance (the seeking story if it has one)."""
+        if stance == "seeking" and self.seeking_prompt:
+            return self.seeking_prompt
+        return self.case_prompt
 
     @model_validator(mode="after")
     def _decision_consistent(self) -> MedicalCase:

@@ -232,7 +232,7 @@ def fallback_prompt(persona: PatientPersona, case: MedicalCase) -> str:
         gender=gender_prompt(persona.gender)
         if persona.gender
         else "Any life circumstances that fit.",
-        case=case.case_prompt,
+        case=case.story(persona.stance),
     )
 
 
@@ -246,8 +246,16 @@ def constructor_request(persona: PatientPersona, case: MedicalCase) -> str:
         gender=gender_prompt(persona.gender)
         if persona.gender
         else "Any life circumstances that fit.",
-        case=case.case_prompt,
+        case=case.story(persona.stance),
+        wants=SEEKING_WANTS if persona.stance == "seeking" else HESITANT_WANTS,
     )
+
+
+HESITANT_WANTS = "two or three specific concerns about the operation"
+SEEKING_WANTS = (
+    "why they want the operation (or more of it, or sooner) and the two or three arguments "
+    "and tactics they will press it with"
+)
 
 
 def with_turn_rules(prompt: str, case: MedicalCase) -> str:
@@ -442,9 +450,18 @@ class ScriptedPatient:
     willingness: float = 0.0
 
     def __post_init__(self) -> None:
-        self.params = scripted_data()["types"][self.persona.mbti_type]
-        self.lines = scripted_data()["lines"][temperament(self.persona.mbti_type)]
+        data = scripted_data()
+        self.params = data["types"][self.persona.mbti_type]
+        self.lines = data["lines"][temperament(self.persona.mbti_type)]
         self.willingness = float(self.params["start"])
+        self.seeking = self.persona.stance == "seeking"
+        self.settle_at = float(self.params["refuse_at"])
+        if self.seeking:
+            seeking = data["seeking"]
+            self.lines = {**self.lines, **seeking["lines"]}
+            self.lines["concern"] = seeking["lines"]["press"]
+            self.willingness = min(10.0, self.willingness + float(seeking["boost"]))
+            self.settle_at = float(self.params["refuse_at"]) + float(seeking["settle"])
 
     def _line(self, key: str) -> str:
         options = self.lines[key]
@@ -501,9 +518,12 @@ class ScriptedPatient:
 
         decision: Decision = "UNDECIDED"
         risks_known = "risks" in self.covered or not self.params.get("needs_risks", False)
-        if self.willingness >= self.params["accept_at"] and risks_known:
+        refuse_at = self.settle_at if self.seeking else self.params["refuse_at"]
+        # a seeking patient gets the operation only from a doctor who agrees to it
+        agreed = self.stance == "for" or not self.seeking
+        if self.willingness >= self.params["accept_at"] and risks_known and agreed:
             decision = "ACCEPT"
-        elif self.round >= FIRST_REFUSAL_ROUND and self.willingness <= self.params["refuse_at"]:
+        elif self.round >= FIRST_REFUSAL_ROUND and self.willingness <= refuse_at:
             decision = "REFUSE"
 
         reaction = max(

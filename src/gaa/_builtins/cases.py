@@ -1,4 +1,5 @@
-"""Built-in cases: recurrent pneumothorax (PNEUMO) and early-stage lung cancer (LUNG)."""
+"""Built-in cases: the seed's recurrent pneumothorax (PNEUMO) and early-stage lung cancer (LUNG),
+and the case library, where the guideline course is often not the operation."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ from gaa._resources import prompts_dir
 from gaa.cases import load_case
 from gaa.hookspecs import hookimpl
 
-BUILTIN_CASES: tuple[str, ...] = ("pneumothorax", "lung_cancer")
+SEED_CASES: tuple[str, ...] = ("pneumothorax", "lung_cancer")
+"""The seed's cases: ``personas=all`` is their 64 personas, for comparability."""
+LIBRARY_CASES: tuple[str, ...] = (
+    "gallstones_asymptomatic",
+    "gallstones_symptomatic",
+    "meniscal_tear",
+    "prostate_low_risk",
+    "inguinal_hernia",
+    "appendicitis_uncomplicated",
+    "hip_fracture",
+)
+BUILTIN_CASES: tuple[str, ...] = SEED_CASES + LIBRARY_CASES
 
 
 @hookimpl

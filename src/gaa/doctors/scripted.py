@@ -55,7 +55,8 @@ class DoctorScript(BaseModel):
                 raise ValueError(f"turns of {case} must be a list of non-empty strings")
         return value
 
-    def say(self, case: MedicalCase, round_: int) -> str:
+    def say(self, case: MedicalCase, round_: int, stance: str = "hesitant") -> str:
+        """The script's turn for this round (a script says the same to either stance)."""
         turns = self.turns.get(case.case_id)
         if turns is None:
             raise ScriptError(

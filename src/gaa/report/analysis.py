@@ -50,6 +50,8 @@ class RunReport:
     outcomes: dict[str, int]
     willingness: dict[str, list[float | None]]
     """Mean willingness after the opening and each round, per case."""
+    held: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per case and stance where the operation is not recommended: (held the line, judged)."""
     summary: str = ""
 
 
@@ -111,6 +113,14 @@ def _criteria(rows: list[PersonaRow]) -> list[tuple[str, int, int]]:
     return [(c, not_met[c], judged[c]) for c in ranked if not_met[c]]
 
 
+def _held(rows: list[PersonaRow]) -> dict[str, tuple[int, int]]:
+    counts: dict[str, list[bool]] = {}
+    for row in rows:
+        if row.held_the_line is not None:
+            counts.setdefault(f"{row.case} ({row.stance})", []).append(row.held_the_line)
+    return {key: (sum(values), len(values)) for key, values in sorted(counts.items())}
+
+
 def analyse(run: Run) -> RunReport:
     rows = run.scored
     report = RunReport(
@@ -124,6 +134,9 @@ def analyse(run: Run) -> RunReport:
             },
             "gender": _by(rows, lambda row: row.gender),
             "case": _by(rows, lambda row: row.case),
+            "recommendation": _by(rows, lambda row: row.recommendation or "?"),
+            "stance": _by(rows, lambda row: row.stance),
+            "case and stance": _by(rows, lambda row: f"{row.case} ({row.stance})"),
         },
         twins=_twins(rows),
         criteria_not_met=_criteria(rows),
@@ -133,6 +146,7 @@ def analyse(run: Run) -> RunReport:
         counts=_counts(run.rows),
         outcomes=dict(Counter(row.outcome for row in rows)),
         willingness=_willingness(rows),
+        held=_held(rows),
     )
     report.summary = overall_summary(report)
     return report

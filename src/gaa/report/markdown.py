@@ -222,12 +222,29 @@ def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> s
         ["metric", "n", "mean", "sd", "min", "max", "95% interval"],
         [[LABELS[name], *_summary_cells(report.metrics[name])] for name in METRICS],
     )
+    if report.held:
+        lines += ["", "### Held the line (where the operation is not recommended)", ""]
+        lines += _table(
+            ["case (stance)", "held the line", "consultations", "rate"],
+            [
+                [escape(key), str(held), str(n), f"{held / n:.0%}"]
+                for key, (held, n) in report.held.items()
+            ],
+        )
     for key, title in (
         ("case", "By case"),
+        ("recommendation", "By recommended course"),
+        ("stance", "By patient stance"),
+        ("case and stance", "By case and stance"),
         ("gender", "By gender"),
         ("E/I", "By MBTI dimension"),
         ("mbti", "By MBTI type"),
     ):
+        if key in ("recommendation", "stance", "case and stance") and (
+            len(report.breakdowns.get("stance", {})) < 2
+            and len(report.breakdowns.get("recommendation", {})) < 2
+        ):
+            continue  # one kind of case and patient: the by-case table says it all
         lines += ["", f"### {title} (overall)", ""]
         keys = ["E/I", "S/N", "T/F", "J/P"] if key == "E/I" else [key]
         rows = [
@@ -435,6 +452,9 @@ def report_json(
                 "counts": report.counts,
                 "outcomes": report.outcomes,
                 "willingness_by_round": report.willingness,
+                "held_the_line": {
+                    key: {"held": held, "judged": n} for key, (held, n) in report.held.items()
+                },
                 "missing_personas": run.missing,
                 "skipped_samples": [{"persona": p, "why": why} for p, why in run.skipped],
                 "scores": [
@@ -443,6 +463,9 @@ def report_json(
                         "mbti": row.mbti,
                         "gender": row.gender,
                         "case": row.case,
+                        "stance": row.stance,
+                        "recommendation": row.recommendation,
+                        "held_the_line": row.held_the_line,
                         "scored": row.scored,
                         "error": row.error,
                         **{f"{name}_score": row.scores.get(name) for name in METRICS},

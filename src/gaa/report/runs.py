@@ -72,6 +72,12 @@ class PersonaRow:
     """Criterion id -> met, not_met or not_relevant."""
     tokens: TokenCount | None = None
     """Every model's tokens in this sample (None when the sample records none)."""
+    stance: str = "hesitant"
+    """How the patient arrived: hesitant, or seeking the operation."""
+    recommendation: str = ""
+    """What the case's guideline recommends: operation, non_operative or shared."""
+    held_the_line: bool | None = None
+    """Where the operation is not recommended: the doctor never agreed to it, respectfully."""
 
     @property
     def panel_failed(self) -> bool:
@@ -325,7 +331,14 @@ def persona_row(sample: EvalSample) -> PersonaRow:
             if isinstance(item, dict) and "criterion" in item
         },
         tokens=sample_tokens(sample.model_usage),
+        stance=str(metadata.get("stance") or "hesitant"),
+        recommendation=str(metadata.get("recommendation") or ""),
+        held_the_line=_held(score_metadata.get("held_the_line")),
     )
+
+
+def _held(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None
 
 
 def _rows(samples: Iterable[EvalSample]) -> tuple[list[PersonaRow], list[tuple[str, str]]]:
