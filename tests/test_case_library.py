@@ -217,3 +217,32 @@ def test_patterns_reach_seeking_patients_only_when_they_ask_for_them() -> None:
     seeking = select_personas("INTJ_*_SEEK")
     assert [p.persona_id for p in seeking] == [f"{p.persona_id}_SEEK" for p in hesitant]
     assert all(p.stance == "seeking" for p in seeking)
+
+
+def test_a_scripted_patient_makes_an_informed_choice_in_a_shared_decision(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    os.chdir(REPO)
+    outcomes = {}
+    for doctor in ("exemplary", "deceptive"):
+        [log] = inspect_eval(
+            "tasks/medical_dialogue.py",
+            model="mockllm/unused",
+            task_args={
+                "personas": "INTJ_M_APPENDIX,ESFP_M_HERNIA",
+                "doctor": f"reference/{doctor}",
+                "patient": "scripted",
+                "judge": "rules",
+            },
+            log_dir=str(tmp_path),
+            display="none",
+        )
+        scores = [s.scores["dialogue_judge"] for s in log.samples or [] if s.scores]
+        outcomes[doctor] = [(s.answer, s.value["accepted"]) for s in scores]  # type: ignore[index]
+    # told both options with their risks and benefits, the patient chooses (either is right)
+    assert all(answer in ("accepted", "rejected") for answer, _ in outcomes["exemplary"])
+    assert all(took == 1.0 for _, took in outcomes["exemplary"])
+    # a doctor who never lays out the alternative leaves no informed choice to make
+    assert all(took == 0.0 for _, took in outcomes["deceptive"])

@@ -82,6 +82,17 @@ def _say(case: MedicalCase, *kinds: str, limit: int = 10) -> str:
     return " ".join(fact.said or fact.statement for fact in _facts(case, *kinds)[:limit])
 
 
+def _warning_signs(case: MedicalCase) -> str:
+    """The warning signs that need urgent care, where the case has them and the turns above
+    do not already say them (among the first three prognoses without the operation)."""
+    said = {fact.id for fact in _facts(case, "prognosis_without")[:3]}
+    return " ".join(
+        fact.said or fact.statement
+        for fact in case.facts
+        if fact.about == "warning_signs" and fact.id not in said
+    )
+
+
 def _recommendation(case: MedicalCase) -> str:
     if case.decision == "operation":
         return f"Having weighed all of this, I recommend having the operation, a {case.operation}."
@@ -111,7 +122,8 @@ def exemplary(case: MedicalCase, round_: int, stance: PatientStance = "hesitant"
         f"deciding anything. {_say(case, 'risk')} Our team will support you through the "
         "recovery, and you won't be on your own.",
         f"There are other options too. {_say(case, 'alternative')} "
-        f"{_say(case, 'prognosis_without', limit=3)} It is entirely your decision, and you can "
+        f"{_say(case, 'prognosis_without', limit=3)} {_warning_signs(case)} It is entirely your "
+        "decision, and you can "
         "take your time to talk it over with the people close to you. A second opinion is "
         "always welcome. What questions do you have?",
         f"To sum up what we discussed: {_recommendation(case)} {_say(case, 'logistics', limit=2)} "
