@@ -246,3 +246,28 @@ def test_a_scripted_patient_makes_an_informed_choice_in_a_shared_decision(
     assert all(took == 1.0 for _, took in outcomes["exemplary"])
     # a doctor who never lays out the alternative leaves no informed choice to make
     assert all(took == 0.0 for _, took in outcomes["deceptive"])
+
+
+def test_the_judges_are_told_what_kind_of_course_the_guideline_recommends() -> None:
+    from gaa._rubric import load_rubric
+    from gaa.dialogue import DialogueStats
+    from gaa.judge import INDICATION, preamble, rubric_batch
+    from gaa.models import DialogueSession
+
+    session = DialogueSession(session_id="s", persona_id="INTJ_M_HERNIA", doctor="d")
+    texts = {}
+    for case_id in ("inguinal_hernia", "meniscal_tear", "hip_fracture"):
+        persona = parse_persona_id(
+            {
+                "inguinal_hernia": "INTJ_M_HERNIA",
+                "meniscal_tear": "INTJ_M_MENISCUS",
+                "hip_fracture": "INTJ_M_HIPFX",
+            }[case_id]
+        )
+        texts[case_id] = preamble(
+            session, evidence(case_id=case_id), DialogueStats(), case(case_id), persona
+        )
+    assert INDICATION["shared"] in texts["inguinal_hernia"]
+    assert INDICATION["non_operative"] in texts["meniscal_tear"]
+    assert "The operation under discussion is indicated." in texts["hip_fracture"]
+    assert "shared decision" in rubric_batch(load_rubric(), "x").task
