@@ -33,7 +33,7 @@ from inspect_ai.util import Store
 from inspect_ai.util._store import init_subtask_store
 
 from gaa.a2a.client import a2a_doctor
-from gaa.benchmark import medical_dialogue
+from gaa.dialogue.task import medical_dialogue
 from gaa.doctors.model_doctor import doctor_system_prompt
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY, reference_doctor
 from gaa.personas import parse_persona_id

@@ -34,10 +34,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.util import JSONSchema
 
-from gaa._rubric import load_rubric
+from gaa.dialogue.patient import ModelPatient, parse_patient_reply, template_system_prompt
+from gaa.dialogue.rubric import load_rubric
+from gaa.dialogue.ruling import rubric_batch
 from gaa.doctors.reference import exemplary
-from gaa.judge import rubric_batch
-from gaa.patient import ModelPatient, parse_patient_reply, template_system_prompt
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
 from gaa.runs import check_completed

@@ -23,8 +23,8 @@ import yaml
 from inspect_ai import eval as inspect_eval
 from inspect_ai.scorer import SampleScore
 
-from gaa._scoring import AGREEMENT_THRESHOLD, MIN_LABELS
-from gaa._scoring import low_agreement_row as low
+from gaa.dialogue.scoring import AGREEMENT_THRESHOLD, MIN_LABELS
+from gaa.dialogue.scoring import low_agreement_row as low
 from gaa.judge_check.agreement import pairs_of
 from gaa.judge_check.task import criterion_agreement, judged_items
 

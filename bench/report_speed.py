@@ -14,7 +14,7 @@ from pathlib import Path
 
 from inspect_ai import eval
 
-from gaa.benchmark import medical_dialogue
+from gaa.dialogue.task import medical_dialogue
 from gaa.report import build_report, make_report
 from gaa.runs import check_completed
 

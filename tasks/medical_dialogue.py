@@ -20,7 +20,7 @@ Offline, with no model at all:
 
 from inspect_ai import Task, task
 
-from gaa.benchmark import medical_dialogue as build_medical_dialogue
+from gaa.dialogue.task import medical_dialogue as build_medical_dialogue
 
 
 @task
@@ -45,7 +45,7 @@ def medical_dialogue(
     doctor_timeout: float = 300.0,
     validator: str = "rules",
 ) -> Task:
-    """The medical dialogue benchmark; see gaa.benchmark.medical_dialogue."""
+    """The medical dialogue benchmark; see gaa.dialogue.task.medical_dialogue."""
     return build_medical_dialogue(
         personas,
         cases,

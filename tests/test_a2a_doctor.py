@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from gaa.a2a.doctor_server import doctor_app
 from gaa.a2a.layout import CLOSING, HISTORY_HEADER, parse_request
-from gaa.benchmark import BenchmarkConfigError, medical_dialogue
+from gaa.dialogue.task import BenchmarkConfigError, medical_dialogue
 from gaa.doctors.reference import PERSONA_STORE_KEY
 from gaa.hookspecs import hookimpl
 from gaa.personas import parse_persona_id

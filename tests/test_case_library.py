@@ -48,9 +48,9 @@ def test_a_decision_that_contradicts_the_indication_is_an_error(tmp_path: Path) 
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
 
+from gaa.dialogue.outcomes import held_the_line, took_recommended_course  # noqa: E402
 from gaa.evidence import DialogueEvidence  # noqa: E402
 from gaa.evidence.validator import SafetyFlag, TurnValidation  # noqa: E402
-from gaa.outcomes import held_the_line, took_recommended_course  # noqa: E402
 from gaa.personas import parse_persona_id, select_personas  # noqa: E402
 from gaa.plugins import catalogue  # noqa: E402
 
@@ -250,8 +250,9 @@ def test_a_scripted_patient_makes_an_informed_choice_in_a_shared_decision(
 
 def test_the_judges_are_told_what_kind_of_course_the_guideline_recommends() -> None:
     from gaa._rubric import load_rubric
-    from gaa.dialogue import DialogueStats
     from gaa.judge import INDICATION, preamble, rubric_batch
+
+    from gaa.dialogue import DialogueStats
     from gaa.models import DialogueSession
 
     session = DialogueSession(session_id="s", persona_id="INTJ_M_HERNIA", doctor="d")

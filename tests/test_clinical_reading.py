@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from gaa.dialogue.patient import ScriptedPatient
 from gaa.doctors.reference import REFERENCE_DOCTORS
 from gaa.evidence import DialogueEvidence, validate_turn
 from gaa.models import MedicalCase, PatientPersona
-from gaa.patient import ScriptedPatient
 from gaa.plugins import catalogue
 
 

@@ -8,7 +8,7 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
 
-from gaa.benchmark import BenchmarkConfigError, medical_dialogue
+from gaa.dialogue.task import BenchmarkConfigError, medical_dialogue
 from gaa.errors import PersonaError, RegistryError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -208,7 +208,7 @@ def test_the_log_names_the_material_harms_left_untold(reference_runs: dict[str, 
 
 
 def test_the_offline_judge_leaves_low_agreement_criteria_unjudged(tmp_path: Path) -> None:
-    from gaa._scoring import low_agreement
+    from gaa.dialogue.scoring import low_agreement
 
     withdrawn = low_agreement()
     runs = {

@@ -7,15 +7,15 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from gaa._rubric import load_rubric
-from gaa._scoring import SAFETY_CAP, rule_verdicts, unjudged
-from gaa.dialogue import DialogueStats
+from gaa.dialogue.patient import sanitize_doctor_text
+from gaa.dialogue.rubric import load_rubric
+from gaa.dialogue.ruling import Judgement, judge_dialogue
+from gaa.dialogue.scoring import SAFETY_CAP, rule_verdicts, unjudged
+from gaa.dialogue.solver import DialogueStats
 from gaa.doctors.reference import exemplary
 from gaa.evidence import DialogueEvidence, validate_turn
 from gaa.evidence.rules import RuleDataError, compile_together, safety_rule
-from gaa.judge import Judgement, judge_dialogue
 from gaa.models import DialogueSession, DialogueTurn, MedicalCase, PatientPersona
-from gaa.patient import sanitize_doctor_text
 from gaa.plugins import catalogue
 
 CRITERION = "safety.speaks_only_to_patient"

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 from inspect_ai import eval
 
-from gaa.benchmark import medical_dialogue
 from gaa.cli import main
+from gaa.dialogue.task import medical_dialogue
 from gaa.errors import describe
 from gaa.providers import local_check
 from gaa.runs import RunFailed, check_completed, completed_samples

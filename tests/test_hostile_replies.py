@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from gaa.patient import parse_status
+from gaa.dialogue.patient import parse_status
 from gaa.teamwork.engine import AGENT_COUNT_TASK
 from gaa.teamwork.replies import ReplyError, extract_json, parse_confidence
 

@@ -14,7 +14,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
-from gaa._scoring import low_agreement
+from gaa.dialogue.scoring import low_agreement
 from gaa.judge_check.agreement import (
     Judged,
     balanced_accuracy,

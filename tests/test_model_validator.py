@@ -12,7 +12,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage
 
-from gaa.benchmark import BenchmarkConfigError, medical_dialogue
+from gaa.dialogue.task import BenchmarkConfigError, medical_dialogue
 from gaa.evidence.model_validator import model_validate_turn, turn_marker, validator_prompt
 from gaa.evidence.validator import DialogueEvidence, validate_turn
 from gaa.judge_check.task import judge_check

@@ -2,10 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gaa.doctors.reference import exemplary, pushy
-from gaa.evidence import validate_turn
-from gaa.models import MedicalCase
-from gaa.patient import (
+from gaa.dialogue.patient import (
     STATUS_MAX_TOKENS,
     ModelPatient,
     ScriptedPatient,
@@ -17,6 +14,9 @@ from gaa.patient import (
     temperament,
     with_turn_rules,
 )
+from gaa.doctors.reference import exemplary, pushy
+from gaa.evidence import validate_turn
+from gaa.models import MedicalCase
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
 from gaa.testing import ScriptedModel

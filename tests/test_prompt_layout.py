@@ -13,8 +13,8 @@ from pathlib import Path
 from inspect_ai import eval
 from inspect_ai.model import ChatMessageUser
 
-from gaa._rubric import load_rubric
-from gaa.judge import rubric_batch
+from gaa.dialogue.rubric import load_rubric
+from gaa.dialogue.ruling import rubric_batch
 from gaa.teamwork import Question, QuestionBatch, TeamworkConfig, deliberate
 from gaa.teamwork.replies import Answer, MemberReply
 from gaa.teamwork.team import Member, context_block, describe_step, questions_block

@@ -15,8 +15,8 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage
 
-from gaa.benchmark import medical_dialogue
 from gaa.cli import main
+from gaa.dialogue.task import medical_dialogue
 from gaa.qa import medical_qa
 from gaa.report import ReportError, build_report, make_report
 from gaa.report.stats import sign_test, summarise, t975

@@ -17,8 +17,8 @@ from click.testing import CliRunner, Result
 from inspect_ai import eval
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 
-from gaa.benchmark import medical_dialogue
 from gaa.cli import main
+from gaa.dialogue.task import medical_dialogue
 from gaa.report import MANIFEST, ReportError, build_report, make_report
 from gaa.report.charts import label
 from gaa.report.markdown import LINE_BREAK, escape

@@ -12,7 +12,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalError, EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, ModelUsage
 
-from gaa.benchmark import medical_dialogue
+from gaa.dialogue.task import medical_dialogue
 from gaa.report import build_report, make_report
 from gaa.report.markdown import doctor_tokens_cell, dollars
 from gaa.report.prices import price_of

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gaa._rubric import load_rubric
-from gaa._scoring import (
+from gaa.dialogue.rubric import load_rubric
+from gaa.dialogue.scoring import (
     binding_overrides,
     critical_violation,
     group_scores,
@@ -81,7 +81,7 @@ def test_evidence_binds_the_panel_only_where_it_shows_harm_or_outcome() -> None:
 
 
 def test_constrained_summary_strings_become_lists() -> None:
-    from gaa.judge import SUMMARY_SCHEMA, _summary_lists
+    from gaa.dialogue.ruling import SUMMARY_SCHEMA, _summary_lists
 
     reply = '{"strengths": "Named the fear", "weaknesses": "No figures", "critical_incidents": ""}'
     assert _summary_lists(reply) == {

@@ -10,14 +10,14 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessage
 
-from gaa._lines import classify, skeleton
-from gaa._spotlight import Boundary
 from gaa._text import clean_text
-from gaa.dialogue import DialogueStats
+from gaa.dialogue._lines import classify, skeleton
+from gaa.dialogue._spotlight import Boundary
+from gaa.dialogue.patient import WITHHELD, sanitize_doctor_text
+from gaa.dialogue.ruling import preamble, quote_transcript
+from gaa.dialogue.solver import DialogueStats
 from gaa.evidence import DialogueEvidence
-from gaa.judge import preamble, quote_transcript
 from gaa.models import DialogueSession, DialogueTurn
-from gaa.patient import WITHHELD, sanitize_doctor_text
 from gaa.personas import parse_persona_id
 from gaa.plugins import catalogue
 from gaa.testing import ScriptedModel

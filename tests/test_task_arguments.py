@@ -11,7 +11,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
 from gaa._args import parse_bool
-from gaa.benchmark import FAIL_ON_ERROR, BenchmarkConfigError, medical_dialogue
+from gaa.dialogue.task import FAIL_ON_ERROR, BenchmarkConfigError, medical_dialogue
 from gaa.testing import ScriptedModel
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,10 +12,10 @@ from inspect_ai import eval
 from inspect_ai.model import ChatMessage
 
 from gaa._text import MAX_REPLY_CHARS, clean_text
+from gaa.dialogue.patient import parse_patient_reply, sanitize_doctor_text
+from gaa.dialogue.ruling import quote_transcript
 from gaa.evidence import validate_turn
-from gaa.judge import quote_transcript
 from gaa.models import DialogueSession, DialogueTurn, MedicalCase
-from gaa.patient import parse_patient_reply, sanitize_doctor_text
 from gaa.plugins import catalogue
 from gaa.testing import ScriptedModel
 

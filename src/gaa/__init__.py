@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gaa.a2a.layout import DoctorRequest, LayoutError, parse_request, render_request
     from gaa.cases import load_case
+    from gaa.dialogue.outcomes import held_the_line, took_recommended_course
     from gaa.doctors.scripted import DoctorScript, load_scripts, scripted_doctors_plugin
     from gaa.errors import (
         A2AError,
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
         PerformanceScore,
         Recommendation,
     )
-    from gaa.outcomes import held_the_line, took_recommended_course
     from gaa.personas import parse_persona_id, select_personas
     from gaa.plugins import Catalogue, PluginInfo, catalogue
     from gaa.registry import Registered, Registry
@@ -73,8 +73,8 @@ _EXPORTS = {
     "PatientPersona": "gaa.models",
     "PatientStance": "gaa.models",
     "Recommendation": "gaa.models",
-    "held_the_line": "gaa.outcomes",
-    "took_recommended_course": "gaa.outcomes",
+    "held_the_line": "gaa.dialogue.outcomes",
+    "took_recommended_course": "gaa.dialogue.outcomes",
     "PerformanceScore": "gaa.models",
     "parse_persona_id": "gaa.personas",
     "select_personas": "gaa.personas",

@@ -2,7 +2,7 @@
 providers with Inspect (``inspect eval gaa/medical_qa``, ``gaa/judge_check``,
 ``--model litellm/...``, ``--model gaa-local/...``)."""
 
-from gaa.benchmark import medical_dialogue
+from gaa.dialogue.task import medical_dialogue
 from gaa.judge_check.task import judge_check
 from gaa.providers._registration import gaa_local, litellm
 from gaa.qa.task import medical_qa

@@ -10,7 +10,7 @@ text with them joined). A phrase split by tabs, double spaces, line breaks or in
 characters ("ignore\u200b previous", "DECISION: \u0410CCEPT") is therefore the phrase every
 rule looks for, and the patient and the judge read exactly the text the validator checked.
 A run of blank lines becomes one blank line: it marks a paragraph, which is where a fake
-speaker turn smuggled into a doctor reply ends (see :mod:`gaa._lines`). Replies are also
+speaker turn smuggled into a doctor reply ends (see :mod:`gaa.dialogue._lines`). Replies are also
 bounded in size.
 """
 

@@ -24,7 +24,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai import task_with
 from inspect_ai.log import EvalLog, EvalSample
 
-from gaa.benchmark import medical_dialogue
+from gaa.dialogue.task import medical_dialogue
 from gaa.testing import ObedientJudge, ScriptedModel, obedient_patient
 
 INJECTION_RULE = "injected_instructions"

@@ -17,8 +17,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
-from gaa.benchmark import medical_dialogue
-from gaa.dialogue import DEFAULT_MAX_ROUNDS
+from gaa.dialogue.solver import DEFAULT_MAX_ROUNDS
+from gaa.dialogue.task import medical_dialogue
 
 MODEL_DEMO_DOCTORS = ("model", "reference/exemplary")
 MODEL_DEMO_PERSONAS = "INTJ_M_PNEUMO,ESFJ_F_LUNG"

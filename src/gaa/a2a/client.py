@@ -38,7 +38,7 @@ from inspect_ai.util import concurrency, store
 from gaa._text import MAX_REPLY_CHARS
 from gaa.a2a.layout import render_request
 from gaa.a2a.outbound import RefusedAddress, current_policy, participant_token, same_host
-from gaa.dialogue import REASK
+from gaa.dialogue.solver import REASK
 from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
 from gaa.errors import A2AError, UnusableReply, describe
 from gaa.models import PatientPersona

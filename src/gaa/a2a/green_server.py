@@ -48,8 +48,8 @@ from gaa.a2a._server import ServerLimits, a2a_app, agent_card
 from gaa.a2a.client import CardElsewhere, bearer_headers, resolve_card
 from gaa.a2a.outbound import OutboundPolicy, RefusedAddress, outbound
 from gaa.a2a.results import eval_result
-from gaa.benchmark import DEFAULT_DOCTOR_CONNECTIONS, medical_dialogue
-from gaa.dialogue import DEFAULT_MAX_ROUNDS
+from gaa.dialogue.solver import DEFAULT_MAX_ROUNDS
+from gaa.dialogue.task import DEFAULT_DOCTOR_CONNECTIONS, medical_dialogue
 from gaa.errors import GAAError
 from gaa.models import EvalRequest, EvalResult
 from gaa.personas import select_personas
@@ -124,16 +124,8 @@ def _allowed(model: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(model, pattern) for pattern in patterns)
 
 
-def plan_assessment(
-    request: EvalRequest,
-    default_roles: dict[str, str] | None = None,
-    allowed_models: Sequence[str] = (),
-) -> Assessment:
-    """Check every field of ``request`` and turn it into ``medical_dialogue`` arguments.
-
-    ``default_roles`` are the operator's models (``gaa serve green --model-role``); a request
-    may name models of its own only where they match ``allowed_models`` (glob patterns): a
-    caller must not be able to spend the operator's keys or start local models at will."""
+def _doctor_url(request: EvalRequest) -> str:
+    """The doctor agent's http(s) URL, from ``participants.doctor``."""
     if "doctor" not in request.participants:
         raise RequestError(
             "participants.doctor is missing: give the doctor agent's URL, e.g. "
@@ -142,12 +134,21 @@ def plan_assessment(
     doctor_url = request.participants["doctor"]
     if not HTTP_URL.match(doctor_url):
         raise RequestError(f"participants.doctor must be an http(s) URL, not {doctor_url!r}")
-    config = request.config
+    return doctor_url
+
+
+def _check_keys(config: dict[str, Any]) -> None:
     unknown = sorted(set(config) - CONFIG_KEYS)
     if unknown:
         raise RequestError(
             f"config.{unknown[0]} is not a known setting; known: {', '.join(sorted(CONFIG_KEYS))}"
         )
+
+
+def _model_roles(
+    config: dict[str, Any], default_roles: dict[str, str] | None, allowed_models: Sequence[str]
+) -> dict[str, str]:
+    """The operator's models, with the request's own where ``allowed_models`` allows them."""
     asked = config.get("model_roles") or {}
     if not isinstance(asked, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in asked.items()
@@ -165,7 +166,11 @@ def plan_assessment(
                 f"(allowed: {', '.join(allowed_models) or 'none'}; its operator sets them with "
                 "gaa serve green --allow-model)"
             )
-    roles = {**(default_roles or {}), **{k: v.strip() for k, v in asked.items()}}
+    return {**(default_roles or {}), **{k: v.strip() for k, v in asked.items()}}
+
+
+def _limits(config: dict[str, Any]) -> tuple[int, int]:
+    """``max_rounds`` and ``doctor_connections``, within their limits."""
     try:
         rounds = parse_int(
             "config.max_rounds", config.get("max_rounds", DEFAULT_MAX_ROUNDS), 1, MAX_ROUNDS_LIMIT
@@ -178,12 +183,22 @@ def plan_assessment(
         )
     except ArgumentError as exc:
         raise RequestError(str(exc)) from None
+    return rounds, connections
+
+
+def _personas(config: dict[str, Any]) -> tuple[list[str], list[str] | None]:
+    """The persona ids the request selects, and the cases it names (if any)."""
     ids = _names("config.persona_ids", config.get("persona_ids", ["all"]))
     cases = _names("config.cases", config["cases"]) if "cases" in config else None
     try:
         selected = select_personas(ids, cases)
     except GAAError as exc:
         raise RequestError(f"config.persona_ids: {exc}") from None
+    return [p.persona_id for p in selected], cases
+
+
+def _patient_and_judge(config: dict[str, Any], roles: dict[str, str]) -> tuple[str, str]:
+    """The patient and the judge: a model where the roles give one, else scripted and rules."""
     patient = config.get("patient", "model" if "patient" in roles else "scripted")
     judge = config.get("judge", "panel" if "judge" in roles else "rules")
     if patient not in ("model", "scripted"):
@@ -194,6 +209,11 @@ def plan_assessment(
         raise RequestError("config.patient is model but no patient model is given")
     if judge == "panel" and not ({"judge", "teamwork"} & set(roles)):
         raise RequestError("config.judge is panel but no judge model is given")
+    return patient, judge
+
+
+def _teamwork(config: dict[str, Any]) -> Any:
+    """The teamwork preset (or list) the request names, checked; ``None`` when it names none."""
     teamwork = config.get("teamwork")
     if teamwork is not None:
         if not isinstance(teamwork, str | list) or (
@@ -204,8 +224,29 @@ def plan_assessment(
             TeamworkConfig.parse(teamwork)
         except GAAError as exc:
             raise RequestError(f"config.teamwork: {exc}") from None
+    return teamwork
+
+
+def plan_assessment(
+    request: EvalRequest,
+    default_roles: dict[str, str] | None = None,
+    allowed_models: Sequence[str] = (),
+) -> Assessment:
+    """Check every field of ``request`` and turn it into ``medical_dialogue`` arguments.
+
+    ``default_roles`` are the operator's models (``gaa serve green --model-role``); a request
+    may name models of its own only where they match ``allowed_models`` (glob patterns): a
+    caller must not be able to spend the operator's keys or start local models at will."""
+    doctor_url = _doctor_url(request)
+    config = request.config
+    _check_keys(config)
+    roles = _model_roles(config, default_roles, allowed_models)
+    rounds, connections = _limits(config)
+    personas, cases = _personas(config)
+    patient, judge = _patient_and_judge(config, roles)
+    teamwork = _teamwork(config)
     task_args: dict[str, Any] = {
-        "personas": [p.persona_id for p in selected],
+        "personas": personas,
         "doctor": "a2a",
         "doctor_url": doctor_url,
         "doctor_connections": connections,

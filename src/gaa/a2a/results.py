@@ -7,7 +7,7 @@ from statistics import mean
 
 from inspect_ai.log import EvalLog
 
-from gaa.dialogue import SESSION_KEY
+from gaa.dialogue.solver import SESSION_KEY
 from gaa.models import DialogueSession, EvalResult, PerformanceScore
 
 GROUPS = (

@@ -30,7 +30,7 @@ spaced or dotted letters, another language), so each line is judged on its *skel
   (``Risks:``, ``Note:``) or a sentence (``You said: "I'm scared"``: a verb, the doctor quoting)
   is not a speaker label.
 
-What is withheld is decided in :mod:`gaa.patient`; this module only reads lines.
+What is withheld is decided in :mod:`gaa.dialogue.patient`; this module only reads lines.
 """
 
 from __future__ import annotations

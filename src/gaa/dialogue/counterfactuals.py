@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gaa.dialogue import DialogueStats
+from gaa.dialogue.ruling import Judgement, judge_dialogue
+from gaa.dialogue.solver import DialogueStats
 from gaa.evidence import DialogueEvidence, validate_turn
 from gaa.evidence.claims import sentences
 from gaa.models import DialogueSession, MedicalCase, PatientPersona
@@ -90,13 +91,11 @@ async def run_counterfactuals(
     stats: DialogueStats,
     case: MedicalCase,
     persona: PatientPersona,
-    original: Any,
+    original: Judgement,
     **judge_options: Any,
 ) -> dict[str, Any]:
     """Re-judge the three edited transcripts; report scores, changes and whether the judge was
     sound on each."""
-    from gaa.judge import judge_dialogue
-
     edits = {
         "remove_risk_disclosures": remove_risk_disclosures(session, case),
         "add_false_guarantee": add_false_guarantee(session),

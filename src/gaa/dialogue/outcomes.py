@@ -14,7 +14,7 @@ binary outcome, and the main one for patients who arrive seeking the operation.
 
 from __future__ import annotations
 
-from gaa._scoring import INFORMED_ITEMS
+from gaa.dialogue.scoring import INFORMED_ITEMS
 from gaa.evidence import DialogueEvidence
 from gaa.models import Decision, MedicalCase
 

@@ -7,7 +7,7 @@ lines shaped like a status or another speaker's turn, and instructions aimed at 
 withheld (and flagged by the validator), so a doctor cannot end the dialogue for the patient;
 the model patient then reads each doctor turn inside the sample's random boundary, with a
 standing instruction that the marked text is the doctor's words and never sets its status
-(:mod:`gaa._spotlight`). The scripted patient reads no marks: it moves only on what the
+(:mod:`gaa.dialogue._spotlight`). The scripted patient reads no marks: it moves only on what the
 validator found.
 
 Two patients: :class:`ModelPatient` (an LLM in the ``patient`` role) and :class:`ScriptedPatient`
@@ -36,11 +36,11 @@ from inspect_ai.model import (
 from inspect_ai.util import JSONSchema
 
 from gaa._limits import ends_sample
-from gaa._lines import Shape, classify
 from gaa._resources import prompts_dir, read_prompt
-from gaa._spotlight import Boundary
 from gaa._templates import render
 from gaa._text import MAX_REPLY_CHARS, bounded
+from gaa.dialogue._lines import Shape, classify
+from gaa.dialogue._spotlight import Boundary
 from gaa.evidence import TurnValidation
 from gaa.evidence.rules import normalise, safety_rules
 from gaa.evidence.validator import material_harms
@@ -142,17 +142,17 @@ def parse_status(text: str) -> tuple[Decision | None, int | None]:
 def sanitize_doctor_text(text: str, previous: str = "") -> tuple[str, list[str]]:
     """What the patient hears of a doctor turn, and what was withheld from it.
 
-    Structure first (:mod:`gaa._lines`): a line shaped like a status or a decision marker is
-    withheld whole, and a line shaped like another speaker's turn is withheld with everything
-    after it up to the next blank line (the fake turn's paragraph), in whatever script,
-    language or dress. A shape split over two lines is read across them (both are withheld),
-    and so is one split over two doctor turns: ``previous`` is the doctor's previous turn,
-    whose last line is read with this turn's first (only this turn's line can still be
+    Structure first (:mod:`gaa.dialogue._lines`): a line shaped like a status or a decision
+    marker is withheld whole, and a line shaped like another speaker's turn is withheld with
+    everything after it up to the next blank line (the fake turn's paragraph), in whatever
+    script, language or dress. A shape split over two lines is read across them (both are
+    withheld), and so is one split over two doctor turns: ``previous`` is the doctor's previous
+    turn, whose last line is read with this turn's first (only this turn's line can still be
     withheld). Then a sentence carrying an instruction to the simulated patient (the
     validator's ``injected_instructions`` rule) is dropped, first within lines, then across
     line breaks. Line breaks are kept: the patient reads the turn inside its boundary
-    (:mod:`gaa._spotlight`), not as one paragraph. If nothing is left, the patient hears that
-    the message was withheld.
+    (:mod:`gaa.dialogue._spotlight`), not as one paragraph. If nothing is left, the patient
+    hears that the message was withheld.
     """
     removed: list[str] = []
     kept = _withhold_shaped_lines(normalise(text).split("\n"), _last_line(previous), removed)

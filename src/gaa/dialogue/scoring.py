@@ -28,8 +28,8 @@ from typing import Literal
 import yaml
 
 from gaa._resources import prompts_dir
-from gaa._rubric import GROUPS, OBJECTIVE_SIGNALS, Rubric, RubricError
-from gaa.dialogue import DialogueStats
+from gaa.dialogue.rubric import GROUPS, OBJECTIVE_SIGNALS, Rubric, RubricError
+from gaa.dialogue.solver import DialogueStats
 from gaa.evidence import DialogueEvidence
 from gaa.evidence.rules import contradicted_figures_binding, safety_rules
 

@@ -9,7 +9,7 @@ fails is retried once, then says a neutral scripted line (recorded). Every round
 the transcript; the :class:`~gaa.models.DialogueSession`, the validator's findings and the
 counts of retries, fallbacks and parse misses go into the sample store.
 
-Each sample draws one random boundary (:mod:`gaa._spotlight`), stored as
+Each sample draws one random boundary (:mod:`gaa.dialogue._spotlight`), stored as
 ``DialogueStats.boundary``: the model patient reads every doctor turn inside it, and the judge
 reads it back from the store to mark the transcript the same way. The token is scrubbed from
 every doctor reply before anything checks or stores it. Each doctor turn is sanitised for the
@@ -19,6 +19,7 @@ patient with the previous doctor turn beside it, so a marker split across turns 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
@@ -39,15 +40,9 @@ from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
 from gaa._roles import role_model, structured_for
-from gaa._spotlight import Boundary
 from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
-from gaa.doctors.model_doctor import doctor_system_prompt
-from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
-from gaa.errors import GAAError, UnusableReply, describe
-from gaa.evidence import DialogueEvidence
-from gaa.evidence.model_validator import check_turn
-from gaa.models import Decision, DialogueSession, DialogueTurn, MedicalCase, Outcome, PatientPersona
-from gaa.patient import (
+from gaa.dialogue._spotlight import Boundary
+from gaa.dialogue.patient import (
     ModelPatient,
     Patient,
     PatientReply,
@@ -56,6 +51,12 @@ from gaa.patient import (
     sanitize_doctor_text,
     template_system_prompt,
 )
+from gaa.doctors.model_doctor import doctor_system_prompt
+from gaa.doctors.reference import CASE_STORE_KEY, PERSONA_STORE_KEY
+from gaa.errors import GAAError, UnusableReply, describe
+from gaa.evidence import DialogueEvidence, TurnValidation
+from gaa.evidence.model_validator import check_turn
+from gaa.models import Decision, DialogueSession, DialogueTurn, MedicalCase, Outcome, PatientPersona
 from gaa.plugins import catalogue
 
 DEFAULT_MAX_ROUNDS = 5
@@ -91,7 +92,7 @@ class DialogueStats(BaseModel):
     constructor_fallback: str | None = None
     sanitized: list[str] = Field(default_factory=list)
     """Lines and sentences of doctor text withheld from the patient (see
-    :func:`gaa.patient.sanitize_doctor_text`)."""
+    :func:`gaa.dialogue.patient.sanitize_doctor_text`)."""
     boundary: str = ""
     """This sample's spotlighting token (empty in logs written before it existed)."""
     doctor_truncations: int = 0
@@ -188,6 +189,266 @@ def outcome_of(decision: str) -> Outcome:
     return {"ACCEPT": "accepted", "REFUSE": "rejected"}.get(decision, "uncertain")  # type: ignore[return-value]
 
 
+async def make_patient(
+    kind: str,
+    persona: PatientPersona,
+    case: MedicalCase,
+    stats: DialogueStats,
+    boundary: Boundary,
+    *,
+    compose: bool,
+    status_follow_up: bool,
+    structured_output: bool | None,
+) -> Patient:
+    """The sample's patient: scripted, or a model whose system prompt the constructor composes
+    (the template when it fails, recorded; or when ``compose`` is off). The model patient's
+    prompt is kept in ``persona.system_prompt``."""
+    if kind == "scripted":
+        return ScriptedPatient(persona, case)
+    patient_model = role_model("patient")
+    if compose:
+        async with span("patient constructor"):
+            prompt, failure = await construct_system_prompt(
+                persona, case, role_model("constructor", patient_model)
+            )
+        if failure:
+            stats.constructor_fallback = failure
+            transcript().info(
+                f"Patient constructor failed ({failure}); template used", source="patient"
+            )
+    else:
+        prompt = template_system_prompt(persona, case)
+    persona.system_prompt = prompt
+    return ModelPatient(
+        patient_model,
+        prompt,
+        operation=case.operation,
+        status_follow_up=status_follow_up,
+        structured=structured_for([patient_model], structured_output),
+        boundary=boundary,
+    )
+
+
+@dataclass(frozen=True)
+class DoctorCalls:
+    """How the solver calls the doctor under test."""
+
+    name: str
+    factory: Callable[..., Agent]
+    options: dict[str, Any]
+    """Keyword arguments for the factory, called once per sample."""
+    retry_wait: float
+    timeout: float
+    """Applied by the solver, unless the doctor takes a ``timeout`` and applies it itself."""
+
+
+class Consultation:
+    """One consultation in progress: the doctor, the patient, what each has said and what the
+    validator found, kept current in the sample store (:meth:`save`)."""
+
+    def __init__(
+        self,
+        state: TaskState,
+        persona: PatientPersona,
+        case: MedicalCase,
+        stats: DialogueStats,
+        boundary: Boundary,
+        patient: Patient,
+        doctor: DoctorCalls,
+        *,
+        reveal_persona: bool,
+        validator: str,
+    ) -> None:
+        self.state = state
+        self.case = case
+        self.persona = persona
+        self.stats = stats
+        self.boundary = boundary
+        self.patient = patient
+        self.doctor = doctor
+        self.validator = validator
+        self.agent = doctor.factory(**doctor.options)
+        self.session = DialogueSession(
+            session_id=f"{state.sample_id}-e{state.epoch}-{uuid4().hex[:12]}",
+            persona_id=persona.persona_id,
+            doctor=doctor.name,
+            doctor_agent_url=doctor.options.get("url"),
+        )
+        self.evidence = DialogueEvidence.for_case(case)
+        self.view: list[ChatMessage] = [
+            ChatMessageSystem(content=doctor_system_prompt(case, persona, reveal_persona))
+        ]
+        """The consultation as the doctor sees it."""
+        self.decision: Decision = "UNDECIDED"
+        self.willingness: int | None = None
+        self.previous_doctor_text = ""
+
+    @property
+    def decided(self) -> bool:
+        """The patient accepted or firmly refused: the dialogue stops."""
+        return self.decision in ("ACCEPT", "REFUSE")
+
+    def save(self) -> None:
+        """Keep the store current, so a sample stopped by a limit can still be judged."""
+        stats = self.stats
+        stats.final_decision, stats.final_willingness = self.decision, self.willingness
+        self.session.final_outcome = outcome_of(self.decision)
+        self.state.store.set(SESSION_KEY, self.session.model_dump(mode="json"))
+        self.state.store.set(EVIDENCE_KEY, self.evidence.model_dump(mode="json"))
+        self.state.store.set(STATS_KEY, stats.model_dump(mode="json"))
+
+    def record_patient(self, reply: PatientReply, number: int, doctor_line: str = "") -> None:
+        """The patient's turn in the session, the doctor's view and the transcript (one event a
+        round: the doctor's turn and the patient's reply); a reply without a status keeps the
+        last one."""
+        stats = self.stats
+        if reply.fallback:
+            stats.patient_fallbacks += 1
+        elif not reply.has_status:
+            stats.parse_misses += 1
+        if reply.status_asked and reply.has_status:
+            stats.status_follow_ups += 1
+        self.decision = reply.decision or self.decision
+        if reply.willingness is not None:
+            self.willingness = reply.willingness
+        self.session.turns.append(
+            DialogueTurn(
+                turn_number=number,
+                speaker="patient",
+                message=reply.message,
+                decision=self.decision,
+                willingness=self.willingness,
+            )
+        )
+        self.view.append(ChatMessageUser(content=reply.message))
+        transcript().info(
+            f"{doctor_line}**Patient** ({self.decision}, willingness {self.willingness}): "
+            f"{reply.message}",
+            source="dialogue",
+        )
+        self.save()
+
+    async def opening(self) -> None:
+        """The patient opens; its willingness then is the starting point."""
+        self.record_patient(await self.patient.open(), 0)
+        self.stats.initial_willingness = self.willingness
+
+    async def doctor_turn(self, round_: int) -> str:
+        """The doctor's reply (retried, re-asked; see :func:`_ask_doctor`), the boundary's token
+        scrubbed from it. A doctor that fails for good fails the sample, with the store saved."""
+        doctor = self.doctor
+        try:
+            text = await _ask_doctor(
+                self.agent,
+                self.view,
+                self.stats,
+                name=doctor.name,
+                round_=round_,
+                retry_wait=doctor.retry_wait,
+                # a doctor that takes a timeout applies it itself (not to its queueing)
+                timeout=None if "timeout" in doctor.options else doctor.timeout,
+            )
+        except DoctorFailure:
+            self.save()  # the store says why the sample failed
+            raise
+        return self.boundary.scrub(text)
+
+    async def validate(self, text: str) -> TurnValidation:
+        """The validator's findings on the doctor's turn, added to the consultation's evidence."""
+        validation = await check_turn(text, self.case, self.validator, self.stats.validator_notes)
+        self.evidence.add(validation)
+        return validation
+
+    async def patient_turn(self, round_: int, text: str, validation: TurnValidation) -> None:
+        """The doctor's turn recorded, then the patient's reply to what it may hear of it (the
+        turn sanitised, with the previous doctor turn beside it)."""
+        clean, removed = sanitize_doctor_text(text, self.previous_doctor_text)
+        self.previous_doctor_text = text
+        self.stats.sanitized += removed
+        self.session.turns.append(
+            DialogueTurn(
+                turn_number=2 * round_ - 1,
+                speaker="doctor",
+                message=text,
+                validation=validation.model_dump(),
+            )
+        )
+        self.view.append(ChatMessageAssistant(content=text))
+        flags = ", ".join(f.rule for f in validation.flags) or "none"
+        self.record_patient(
+            await self.patient.respond(clean, validation),
+            2 * round_,
+            f"Round {round_}\n\n**Doctor**: {text}\n\n_flags: {flags}_\n\n",
+        )
+
+    def finish(self) -> TaskState:
+        """The consultation's end saved; the sample's messages are its turns, its output the
+        outcome."""
+        state, session, stats = self.state, self.session, self.stats
+        if isinstance(self.patient, ModelPatient):
+            stats.patient_errors = self.patient.errors
+        session.end_time = datetime.now(UTC)
+        self.save()
+        state.metadata["system_prompt"] = self.persona.system_prompt
+        state.messages = [
+            (ChatMessageUser if turn.speaker == "patient" else ChatMessageAssistant)(
+                content=turn.message
+            )
+            for turn in session.turns
+        ]
+        state.output = ModelOutput.from_content(
+            model=self.doctor.name,
+            content=(
+                f"Outcome: {session.final_outcome} "
+                f"(willingness {self.willingness}, {stats.rounds} rounds)"
+            ),
+        )
+        return state
+
+
+async def start_consultation(
+    state: TaskState,
+    patient: str,
+    doctor: DoctorCalls,
+    *,
+    reveal_persona: bool,
+    validator: str,
+    compose_patient: bool,
+    status_follow_up: bool,
+    structured_output: bool | None,
+) -> Consultation:
+    """The sample's consultation before anyone speaks: its persona and case (also in the store,
+    for reference doctors), its boundary, its patient and its doctor."""
+    persona = PatientPersona.model_validate(state.metadata["persona"])
+    case_entry = catalogue().cases.get(state.metadata["case_name"])
+    case: MedicalCase = case_entry.item
+    store().set(CASE_STORE_KEY, case_entry.full_name)
+    store().set(PERSONA_STORE_KEY, persona.model_dump(mode="json"))
+    boundary = Boundary.draw()
+    stats = DialogueStats(boundary=boundary.token)
+    the_patient = await make_patient(
+        patient,
+        persona,
+        case,
+        stats,
+        boundary,
+        compose=compose_patient,
+        status_follow_up=status_follow_up,
+        structured_output=structured_output,
+    )
+    return Consultation(
+        state,
+        persona,
+        case,
+        stats,
+        boundary,
+        the_patient,
+        doctor,
+        reveal_persona=reveal_persona,
+        validator=validator,
+    )
+
+
 @solver
 def dialogue_solver(
     doctor: str = "model",
@@ -212,160 +473,38 @@ def dialogue_solver(
     turn, schema-constrained with ``structured_output``; ``None``: on for the embedded models).
     """
     entry = catalogue().doctors.get(doctor)
-    factory: Callable[[], Agent] = entry.item
     if patient not in PATIENTS:
         raise ValueError(f"patient must be one of {', '.join(PATIENTS)}, not {patient!r}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        persona = PatientPersona.model_validate(state.metadata["persona"])
-        case_entry = catalogue().cases.get(state.metadata["case_name"])
-        case: MedicalCase = case_entry.item
-        store().set(CASE_STORE_KEY, case_entry.full_name)
-        store().set(PERSONA_STORE_KEY, persona.model_dump(mode="json"))
-        boundary = Boundary.draw()
-        stats = DialogueStats(boundary=boundary.token)
-        the_patient: Patient
-        if patient == "scripted":
-            the_patient = ScriptedPatient(persona, case)
-        else:
-            patient_model = role_model("patient")
-            if compose_patient:
-                async with span("patient constructor"):
-                    prompt, failure = await construct_system_prompt(
-                        persona, case, role_model("constructor", patient_model)
-                    )
-                if failure:
-                    stats.constructor_fallback = failure
-                    transcript().info(
-                        f"Patient constructor failed ({failure}); template used", source="patient"
-                    )
-            else:
-                prompt = template_system_prompt(persona, case)
-            persona.system_prompt = prompt
-            the_patient = ModelPatient(
-                patient_model,
-                prompt,
-                operation=case.operation,
-                status_follow_up=status_follow_up,
-                structured=structured_for([patient_model], structured_output),
-                boundary=boundary,
-            )
-
-        options = dict(doctor_options or {})
-        agent = factory(**options)
-        session = DialogueSession(
-            session_id=f"{state.sample_id}-e{state.epoch}-{uuid4().hex[:12]}",
-            persona_id=persona.persona_id,
-            doctor=entry.full_name,
-            doctor_agent_url=options.get("url"),
+        consultation = await start_consultation(
+            state,
+            patient,
+            DoctorCalls(
+                name=entry.full_name,
+                factory=entry.item,
+                options=dict(doctor_options or {}),
+                retry_wait=doctor_retry_wait,
+                timeout=doctor_timeout,
+            ),
+            reveal_persona=reveal_persona,
+            validator=validator,
+            compose_patient=compose_patient,
+            status_follow_up=status_follow_up,
+            structured_output=structured_output,
         )
-        evidence = DialogueEvidence.for_case(case)
-        view: list[ChatMessage] = [
-            ChatMessageSystem(content=doctor_system_prompt(case, persona, reveal_persona))
-        ]
-        decision: Decision = "UNDECIDED"
-        willingness: int | None = None
-        previous_doctor_text = ""
-
-        def save() -> None:
-            """Keep the store current, so a sample stopped by a limit can still be judged."""
-            stats.final_decision, stats.final_willingness = decision, willingness
-            session.final_outcome = outcome_of(decision)
-            state.store.set(SESSION_KEY, session.model_dump(mode="json"))
-            state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
-            state.store.set(STATS_KEY, stats.model_dump(mode="json"))
-
-        def patient_turn(reply: PatientReply, number: int, doctor_line: str = "") -> None:
-            nonlocal decision, willingness
-            if reply.fallback:
-                stats.patient_fallbacks += 1
-            elif not reply.has_status:
-                stats.parse_misses += 1
-            if reply.status_asked and reply.has_status:
-                stats.status_follow_ups += 1
-            decision = reply.decision or decision
-            willingness = reply.willingness if reply.willingness is not None else willingness
-            session.turns.append(
-                DialogueTurn(
-                    turn_number=number,
-                    speaker="patient",
-                    message=reply.message,
-                    decision=decision,
-                    willingness=willingness,
-                )
-            )
-            view.append(ChatMessageUser(content=reply.message))
-            transcript().info(  # one event a round: the doctor's turn and the patient's reply
-                f"{doctor_line}**Patient** ({decision}, willingness {willingness}): "
-                f"{reply.message}",
-                source="dialogue",
-            )
-            save()
-
         # one span for the whole dialogue: a span snapshots the sample store at its start and
         # end, and the store holds the consultation so far
         async with span("dialogue"):
-            patient_turn(await the_patient.open(), 0)
-            stats.initial_willingness = willingness
+            await consultation.opening()
             for round_ in range(1, max_rounds + 1):
-                try:
-                    text = await _ask_doctor(
-                        agent,
-                        view,
-                        stats,
-                        name=entry.full_name,
-                        round_=round_,
-                        retry_wait=doctor_retry_wait,
-                        # a doctor that takes a timeout applies it itself (not to its queueing)
-                        timeout=None if "timeout" in options else doctor_timeout,
-                    )
-                except DoctorFailure:
-                    save()  # the store says why the sample failed
-                    raise
-                text = boundary.scrub(text)
-                validation = await check_turn(text, case, validator, stats.validator_notes)
-                evidence.add(validation)
-                clean, removed = sanitize_doctor_text(text, previous_doctor_text)
-                previous_doctor_text = text
-                stats.sanitized += removed
-                session.turns.append(
-                    DialogueTurn(
-                        turn_number=2 * round_ - 1,
-                        speaker="doctor",
-                        message=text,
-                        validation=validation.model_dump(),
-                    )
-                )
-                view.append(ChatMessageAssistant(content=text))
-                flags = ", ".join(f.rule for f in validation.flags) or "none"
-                patient_turn(
-                    await the_patient.respond(clean, validation),
-                    2 * round_,
-                    f"Round {round_}\n\n**Doctor**: {text}\n\n_flags: {flags}_\n\n",
-                )
-                stats.rounds = round_
-                if decision in ("ACCEPT", "REFUSE"):
+                text = await consultation.doctor_turn(round_)
+                validation = await consultation.validate(text)
+                await consultation.patient_turn(round_, text, validation)
+                consultation.stats.rounds = round_
+                if consultation.decided:  # the stop check
                     break
-
-        if isinstance(the_patient, ModelPatient):
-            stats.patient_errors = the_patient.errors
-        session.end_time = datetime.now(UTC)
-        save()
-        state.metadata["system_prompt"] = persona.system_prompt
-        state.messages = [
-            (ChatMessageUser if turn.speaker == "patient" else ChatMessageAssistant)(
-                content=turn.message
-            )
-            for turn in session.turns
-        ]
-        state.output = ModelOutput.from_content(
-            model=entry.full_name,
-            content=(
-                f"Outcome: {session.final_outcome} "
-                f"(willingness {willingness}, {stats.rounds} rounds)"
-            ),
-        )
-        return state
+        return consultation.finish()
 
     return solve
 

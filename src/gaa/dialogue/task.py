@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai import Task, task
@@ -20,8 +21,10 @@ from gaa._args import (
     parse_optional_bool,
     split_list,
 )
-from gaa._scoring import DEFAULT_WEIGHTS, Weights, full_weights
-from gaa.dialogue import (
+from gaa.dialogue.judge import dialogue_judge
+from gaa.dialogue.ruling import JUDGES
+from gaa.dialogue.scoring import DEFAULT_WEIGHTS, Weights, full_weights
+from gaa.dialogue.solver import (
     DEFAULT_DOCTOR_TIMEOUT,
     DEFAULT_MAX_ROUNDS,
     DEFAULT_RETRY_WAIT,
@@ -31,7 +34,6 @@ from gaa.dialogue import (
 from gaa.doctors._factory import accepted_options, required_options
 from gaa.errors import GAAError
 from gaa.evidence.model_validator import require_validator_model
-from gaa.judge import JUDGES, dialogue_judge
 from gaa.models import PatientPersona
 from gaa.personas import select_personas
 from gaa.plugins import catalogue
@@ -135,6 +137,88 @@ HEADLINE = "dialogue_judge.overall"
 """What ``inspect view`` lists as a run's score: overall, 0-100 (not the first group score)."""
 
 
+@dataclass(frozen=True)
+class CheckedArguments:
+    """The task's numeric and true/false arguments, parsed and in range."""
+
+    rounds: int
+    retry_wait: float
+    timeout: float
+    flags: dict[str, bool]
+    """``reveal_persona``, ``safety_gate``, ``counterfactuals``, ``compose_patient`` and
+    ``status_follow_up``."""
+    structured: bool | None
+
+
+def check_roles(patient: str, judge: str) -> None:
+    """The patient and the judge are ones the benchmark has."""
+    if patient not in PATIENTS:
+        raise BenchmarkConfigError(f"patient must be one of {', '.join(PATIENTS)}, not {patient!r}")
+    if judge not in JUDGES:
+        raise BenchmarkConfigError(f"judge must be one of {', '.join(JUDGES)}, not {judge!r}")
+
+
+def checked_arguments(
+    max_rounds: object,
+    doctor_retry_wait: object,
+    doctor_timeout: object,
+    structured_output: object,
+    **flags: object,
+) -> CheckedArguments:
+    """Numbers within their limits and true/false flags (``flags`` in the order given), or a
+    :class:`BenchmarkConfigError` naming the first argument that is not."""
+    try:
+        return CheckedArguments(
+            rounds=parse_int("max_rounds", max_rounds, 1, MAX_ROUNDS_LIMIT),
+            retry_wait=parse_float("doctor_retry_wait", doctor_retry_wait, 0.0, MAX_RETRY_WAIT),
+            timeout=parse_float("doctor_timeout", doctor_timeout, 0.1, MAX_DOCTOR_TIMEOUT),
+            flags={name: parse_bool(name, value) for name, value in flags.items()},
+            structured=parse_optional_bool("structured_output", structured_output),
+        )
+    except ArgumentError as exc:
+        raise BenchmarkConfigError(str(exc)) from None
+
+
+def check_remote_doctor(options: dict[str, Any], reveal_persona: bool) -> None:
+    """A remote doctor (``doctor_url``) cannot be told the persona."""
+    if "url" in options and reveal_persona:
+        raise BenchmarkConfigError(
+            "reveal_persona does not reach a remote doctor (the A2A request has no personality "
+            "field); leave it false with doctor_url"
+        )
+
+
+def check_judging(judge: str, teamwork: str | list[str], validator: str) -> None:
+    """The panel's teamwork configuration and the validator are usable."""
+    if judge == "panel":
+        TeamworkConfig.parse(teamwork)
+    try:
+        require_validator_model(validator)
+    except ValueError as exc:
+        raise BenchmarkConfigError(str(exc)) from None
+
+
+def run_metadata(
+    doctor: str,
+    options: dict[str, Any],
+    validator: str,
+    patient: str,
+    judge: str,
+    teamwork: str | list[str],
+    rounds: int,
+) -> dict[str, Any]:
+    """What the log records of the run's set-up (the teamwork only for the panel)."""
+    return {
+        "doctor": doctor,
+        "doctor_url": options.get("url"),
+        "validator": validator,
+        "patient": patient,
+        "judge": judge,
+        "teamwork": teamwork if judge == "panel" else None,
+        "max_rounds": rounds,
+    }
+
+
 @task
 def medical_dialogue(
     personas: str | list[str] = "all",
@@ -160,76 +244,52 @@ def medical_dialogue(
     """The medical dialogue benchmark (parameters: see the README)."""
     selected = select_personas(personas, cases)
     entry = catalogue().doctors.get(doctor)  # an unknown doctor fails here, with did-you-mean
-    if patient not in PATIENTS:
-        raise BenchmarkConfigError(f"patient must be one of {', '.join(PATIENTS)}, not {patient!r}")
-    if judge not in JUDGES:
-        raise BenchmarkConfigError(f"judge must be one of {', '.join(JUDGES)}, not {judge!r}")
-    try:
-        rounds = parse_int("max_rounds", max_rounds, 1, MAX_ROUNDS_LIMIT)
-        retry_wait = parse_float("doctor_retry_wait", doctor_retry_wait, 0.0, MAX_RETRY_WAIT)
-        timeout = parse_float("doctor_timeout", doctor_timeout, 0.1, MAX_DOCTOR_TIMEOUT)
-        flags = {
-            name: parse_bool(name, value)
-            for name, value in (
-                ("reveal_persona", reveal_persona),
-                ("safety_gate", safety_gate),
-                ("counterfactuals", counterfactuals),
-                ("compose_patient", compose_patient),
-                ("status_follow_up", status_follow_up),
-            )
-        }
-        structured = parse_optional_bool("structured_output", structured_output)
-    except ArgumentError as exc:
-        raise BenchmarkConfigError(str(exc)) from None
-    options = doctor_options(
-        entry.full_name, entry.item, doctor_url, doctor_connections, timeout
+    check_roles(patient, judge)
+    args = checked_arguments(
+        max_rounds,
+        doctor_retry_wait,
+        doctor_timeout,
+        structured_output,
+        reveal_persona=reveal_persona,
+        safety_gate=safety_gate,
+        counterfactuals=counterfactuals,
+        compose_patient=compose_patient,
+        status_follow_up=status_follow_up,
     )
-    if "url" in options and flags["reveal_persona"]:
-        raise BenchmarkConfigError(
-            "reveal_persona does not reach a remote doctor (the A2A request has no personality "
-            "field); leave it false with doctor_url"
-        )
-    if judge == "panel":
-        TeamworkConfig.parse(teamwork)
-    try:
-        require_validator_model(validator)
-    except ValueError as exc:
-        raise BenchmarkConfigError(str(exc)) from None
+    options = doctor_options(
+        entry.full_name, entry.item, doctor_url, doctor_connections, args.timeout
+    )
+    check_remote_doctor(options, args.flags["reveal_persona"])
+    check_judging(judge, teamwork, validator)
     weight_values = parse_weights(weights) if weights else DEFAULT_WEIGHTS
     return Task(
         dataset=MemoryDataset([persona_sample(p) for p in selected], name="gaa-personas"),
         solver=dialogue_solver(
             doctor=entry.full_name,
             patient=patient,
-            max_rounds=rounds,
-            reveal_persona=flags["reveal_persona"],
-            doctor_retry_wait=retry_wait,
-            doctor_timeout=timeout,
+            max_rounds=args.rounds,
+            reveal_persona=args.flags["reveal_persona"],
+            doctor_retry_wait=args.retry_wait,
+            doctor_timeout=args.timeout,
             doctor_options=options,
             validator=validator,
-            compose_patient=flags["compose_patient"],
-            status_follow_up=flags["status_follow_up"],
-            structured_output=structured,
+            compose_patient=args.flags["compose_patient"],
+            status_follow_up=args.flags["status_follow_up"],
+            structured_output=args.structured,
         ),
         scorer=dialogue_judge(
             judge=judge,
             teamwork=teamwork,
-            safety_gate=flags["safety_gate"],
+            safety_gate=args.flags["safety_gate"],
             weights=weight_values,
-            counterfactuals=flags["counterfactuals"],
-            structured_output=structured,
+            counterfactuals=args.flags["counterfactuals"],
+            structured_output=args.structured,
         ),
         fail_on_error=FAIL_ON_ERROR,
         display_name=f"medical_dialogue: {entry.full_name}",
         tags=[f"doctor={entry.full_name}", f"patient={patient}", f"judge={judge}"],
         headline_metric=HEADLINE,
-        metadata={
-            "doctor": entry.full_name,
-            "doctor_url": options.get("url"),
-            "validator": validator,
-            "patient": patient,
-            "judge": judge,
-            "teamwork": teamwork if judge == "panel" else None,
-            "max_rounds": rounds,
-        },
+        metadata=run_metadata(
+            entry.full_name, options, validator, patient, judge, teamwork, args.rounds
+        ),
     )

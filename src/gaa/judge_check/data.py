@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gaa._resources import prompts_dir
-from gaa._rubric import load_rubric
+from gaa.dialogue.rubric import load_rubric
 from gaa.errors import GAAError
 from gaa.models import Decision
 from gaa.plugins import catalogue

@@ -29,15 +29,22 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from gaa._rubric import GROUPS, load_rubric
-from gaa._scoring import DEFAULT_WEIGHTS
 from gaa._text import clean_text
-from gaa.benchmark import parse_weights, persona_sample
-from gaa.dialogue import EVIDENCE_KEY, SESSION_KEY, STATS_KEY, DialogueStats, outcome_of, stored
+from gaa.dialogue.rubric import GROUPS, load_rubric
+from gaa.dialogue.ruling import JUDGES, judge_dialogue
+from gaa.dialogue.scoring import DEFAULT_WEIGHTS
+from gaa.dialogue.solver import (
+    EVIDENCE_KEY,
+    SESSION_KEY,
+    STATS_KEY,
+    DialogueStats,
+    outcome_of,
+    stored,
+)
+from gaa.dialogue.task import parse_weights, persona_sample
 from gaa.doctors.reference import CASE_STORE_KEY
 from gaa.evidence import DialogueEvidence
 from gaa.evidence.model_validator import check_turn, require_validator_model
-from gaa.judge import JUDGES, judge_dialogue
 from gaa.judge_check.agreement import (
     Judged,
     balanced_accuracy,

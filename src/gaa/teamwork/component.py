@@ -16,26 +16,14 @@ Components talk to the team only through the :class:`~gaa.teamwork.team.Team` th
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-if TYPE_CHECKING:
-    from gaa.teamwork.team import Member, QuestionOutcome, Step, Team
-    from gaa.teamwork.voting import VotingMethod
+from gaa.teamwork.team import LeaderTask, Member, QuestionOutcome, Step, Team
+from gaa.teamwork.voting import VotingMethod
 
-
-@dataclass(frozen=True)
-class LeaderTask:
-    """One section of a recruiter or leader call: a JSON key, what to put there, how to read it.
-
-    ``parse`` raises :class:`~gaa.teamwork.replies.ReplyError` (or ``ValueError``) when the value
-    is unusable; the engine then asks once for a repair and otherwise passes ``None`` on.
-    """
-
-    key: str
-    instruction: str
-    parse: Callable[[Any], Any]
+__all__ = ["LeaderTask", "TeamworkComponent"]
+"""``LeaderTask`` (what ``recruiter_tasks``, ``post_answer_tasks`` and ``turn_tasks`` return)
+is defined with :meth:`Team.ask_leader`, which reads it."""
 
 
 class TeamworkComponent:

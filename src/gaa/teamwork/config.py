@@ -24,11 +24,11 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from gaa._args import split_list
 from gaa.errors import GAAError, RegistryError
 from gaa.plugins import Catalogue, catalogue
-from gaa.teamwork.component import TeamworkComponent
 
 SMM = "shared_mental_model"
 LEADERSHIP = "leadership"
@@ -124,7 +124,9 @@ class TeamworkConfig:
         config.check(registry)
         return config
 
-    def classes(self, registry: Catalogue | None = None) -> list[type[TeamworkComponent]]:
+    def classes(self, registry: Catalogue | None = None) -> list[type[Any]]:
+        """The registered component classes, as the catalogue holds them (a plugin registers
+        a class; the engine makes :class:`~gaa.teamwork.component.TeamworkComponent` of it)."""
         registry = registry or catalogue()
         return [registry.teamwork_components.get(name).item for name in self.components]
 

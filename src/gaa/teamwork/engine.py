@@ -70,32 +70,36 @@ AGENT_COUNT_TASK = LeaderTask(
 )
 
 
-def recruiter_tasks(team: Team) -> list[LeaderTask]:
+def recruiter_tasks(team: Team, components: Sequence[TeamworkComponent]) -> list[LeaderTask]:
     """The sections of the R1 recruiter call (none means no call)."""
-    tasks = [task for c in team.components for task in c.recruiter_tasks(team)]
+    tasks = [task for c in components for task in c.recruiter_tasks(team)]
     if team.config.n_agents is None and not team.config.single:
         tasks.insert(0, AGENT_COUNT_TASK)
     return tasks
 
 
-def post_answer_tasks(team: Team) -> list[LeaderTask]:
+def post_answer_tasks(team: Team, components: Sequence[TeamworkComponent]) -> list[LeaderTask]:
     """The sections of the leader's post-R2 call (none, or no leader, means no call)."""
     if not team.has_leader:
         return []
-    return [task for c in team.components for task in c.post_answer_tasks(team)]
+    return [task for c in components for task in c.post_answer_tasks(team)]
 
 
-def turn_tasks(team: Team, turn: int, final: bool) -> list[LeaderTask]:
+def turn_tasks(
+    team: Team, components: Sequence[TeamworkComponent], turn: int, final: bool
+) -> list[LeaderTask]:
     """The sections of the leader's end-of-turn call."""
     if not team.has_leader:
         return []
-    return [task for c in team.components for task in c.turn_tasks(team, turn, final)]
+    return [task for c in components for task in c.turn_tasks(team, turn, final)]
 
 
-def vote_weights(team: Team) -> tuple[VotingMethod, dict[int, float] | None]:
+def vote_weights(
+    team: Team, components: Sequence[TeamworkComponent]
+) -> tuple[VotingMethod, dict[int, float] | None]:
     offers = [
         (c.weight_priority, offer)
-        for c in team.components
+        for c in components
         if (offer := c.vote_weights(team)) is not None
     ]
     if not offers:
@@ -103,8 +107,8 @@ def vote_weights(team: Team) -> tuple[VotingMethod, dict[int, float] | None]:
     return max(offers, key=lambda item: item[0])[1]
 
 
-async def _recruit(team: Team) -> None:
-    tasks = recruiter_tasks(team)
+async def _recruit(team: Team, components: Sequence[TeamworkComponent]) -> None:
+    tasks = recruiter_tasks(team, components)
     results: dict[str, Any] = {}
     if tasks:
         results = await team.ask_leader("R1", "recruit", tasks, recruiter=True)
@@ -113,7 +117,7 @@ async def _recruit(team: Team) -> None:
         count = DEFAULT_AGENTS
         team.record("fallback", component="recruitment", used="default_team_size", n_agents=count)
     team.recruit(count)
-    for component in team.components:
+    for component in components:
         component.on_recruited(team, results)
 
 
@@ -128,9 +132,11 @@ async def _answer_step(team: Team, step: str, turn: int = 0) -> dict[int, Any]:
     return valid
 
 
-def _aggregate(team: Team) -> tuple[str, dict[str, QuestionOutcome]]:
+def _aggregate(
+    team: Team, components: Sequence[TeamworkComponent]
+) -> tuple[str, dict[str, QuestionOutcome]]:
     final = team.history[-1]
-    method, weights = vote_weights(team)
+    method, weights = vote_weights(team, components)
     outcomes: dict[str, QuestionOutcome] = {}
     for question in team.batch.questions:
         rankings = {
@@ -166,7 +172,7 @@ def _aggregate(team: Team) -> tuple[str, dict[str, QuestionOutcome]]:
                 if question.id in r.answers
             },
         )
-        for component in team.components:
+        for component in components:
             outcome = component.review(team, outcome)
         outcomes[question.id] = outcome
     return method, outcomes
@@ -187,7 +193,7 @@ async def deliberate(
     team = Team(batch, config, models, components)
 
     async with span("R1 recruitment"):
-        await _recruit(team)
+        await _recruit(team, components)
 
     async with span("R2 independent answers"):
         if not await _answer_step(team, "answer"):
@@ -197,9 +203,9 @@ async def deliberate(
             )
         results = None
         if team.has_leader:
-            tasks = post_answer_tasks(team)
+            tasks = post_answer_tasks(team, components)
             results = await team.ask_leader("R2", "leader", tasks, _state(team)) if tasks else {}
-        for component in team.components:
+        for component in components:
             await component.after_answers(team, results)
 
     if not config.single:
@@ -209,11 +215,11 @@ async def deliberate(
                 await _answer_step(team, "final" if final else "discuss", turn)
                 results = None
                 if team.has_leader:
-                    tasks = turn_tasks(team, turn, final)
+                    tasks = turn_tasks(team, components, turn, final)
                     results = (
                         await team.ask_leader("R3", "mediate", tasks, _state(team)) if tasks else {}
                     )
-                for component in team.components:
+                for component in components:
                     await component.after_turn(team, turn, final, results)
         if not team.history[-1]:
             raise DeliberationError(
@@ -221,7 +227,7 @@ async def deliberate(
             )
 
     async with span("R4 aggregation"):
-        method, outcomes = _aggregate(team)
+        method, outcomes = _aggregate(team, components)
 
     return DeliberationResult(
         config=config.label,

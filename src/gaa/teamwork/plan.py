@@ -30,15 +30,15 @@ def planned_calls(
     if config.single:
         calls["R2"] = 1
     else:
-        calls["R1"] = 1 if recruiter_tasks(team) else 0
+        calls["R1"] = 1 if recruiter_tasks(team, components) else 0
         team.recruit(config.n_agents or n_agents)
         for component in components:
             component.on_recruited(team, {})
         size = len(team.members)
-        calls["R2"] = size + (1 if post_answer_tasks(team) else 0)
+        calls["R2"] = size + (1 if post_answer_tasks(team, components) else 0)
         for turn in range(1, config.n_turns + 1):
             final = turn == config.n_turns
-            calls["R3"] += size + (1 if turn_tasks(team, turn, final) else 0)
+            calls["R3"] += size + (1 if turn_tasks(team, components, turn, final) else 0)
             calls["R3"] += sum(c.extra_calls(team, turn, final) for c in components)
     calls["total"] = sum(calls[phase] for phase in PHASES)
     return calls

@@ -8,8 +8,9 @@ the step (an ``excluded`` event), never failing silently.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from inspect_ai.model import (
     ChatMessage,
@@ -26,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
 from gaa._templates import render
+from gaa.teamwork.config import TeamworkConfig
 from gaa.teamwork.ledger import CallLedger, CallRecord, Phase
 from gaa.teamwork.questions import QuestionBatch
 from gaa.teamwork.replies import (
@@ -37,10 +39,6 @@ from gaa.teamwork.replies import (
     parse_member_reply,
     reply_token_budget,
 )
-
-if TYPE_CHECKING:
-    from gaa.teamwork.component import LeaderTask, TeamworkComponent
-    from gaa.teamwork.config import TeamworkConfig
 
 T = TypeVar("T")
 Step = Literal["answer", "discuss", "final"]
@@ -211,6 +209,30 @@ def _agreed_choices(agreed: list[tuple[str, str]]) -> str:
     return "; ".join([*named, f"{commonest} on every other question not named in this step"])
 
 
+@dataclass(frozen=True)
+class LeaderTask:
+    """One section of a recruiter or leader call (:meth:`Team.ask_leader`): a JSON key, what to
+    put there, how to read it.
+
+    ``parse`` raises :class:`~gaa.teamwork.replies.ReplyError` (or ``ValueError``) when the value
+    is unusable; the engine then asks once for a repair and otherwise passes ``None`` on.
+    """
+
+    key: str
+    instruction: str
+    parse: Callable[[Any], Any]
+
+
+class Contributor(Protocol):
+    """What a team itself asks of each of its teamwork components: whether it makes the
+    recruiter the team's leader, and what it adds to a member's prompt. Components implement
+    :class:`gaa.teamwork.component.TeamworkComponent`, whose other phases the engine calls."""
+
+    provides_leader: ClassVar[bool]
+
+    def briefing(self, team: Team, member: Member, step: Step) -> list[str]: ...
+
+
 class Team:
     """Members, shared state and the call ledger of one deliberation."""
 
@@ -219,7 +241,7 @@ class Team:
         batch: QuestionBatch,
         config: TeamworkConfig,
         models: Sequence[Model],
-        components: Sequence[TeamworkComponent],
+        components: Sequence[Contributor],
     ) -> None:
         if not models:
             raise ValueError("a team needs at least one model")
