@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from gaa.a2a.layout import DoctorRequest, LayoutError, parse_request, render_request
     from gaa.cases import load_case
     from gaa.dialogue.outcomes import held_the_line, took_recommended_course
+    from gaa.dialogue.task import medical_dialogue
     from gaa.doctors.scripted import DoctorScript, load_scripts, scripted_doctors_plugin
     from gaa.errors import (
         A2AError,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         UnusableReply,
     )
     from gaa.hookspecs import hookimpl, hookspec
+    from gaa.judge_check.task import judge_check
     from gaa.models import (
         MBTI_TYPES,
         CriterionVerdict,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     )
     from gaa.personas import parse_persona_id, select_personas
     from gaa.plugins import Catalogue, PluginInfo, catalogue
+    from gaa.qa import medical_qa
     from gaa.registry import Registered, Registry
 
 _EXPORTS = {
@@ -75,6 +78,9 @@ _EXPORTS = {
     "Recommendation": "gaa.models",
     "held_the_line": "gaa.dialogue.outcomes",
     "took_recommended_course": "gaa.dialogue.outcomes",
+    "medical_dialogue": "gaa.dialogue.task",
+    "medical_qa": "gaa.qa",
+    "judge_check": "gaa.judge_check.task",
     "PerformanceScore": "gaa.models",
     "parse_persona_id": "gaa.personas",
     "select_personas": "gaa.personas",
@@ -133,8 +139,11 @@ __all__ = [
     "held_the_line",
     "hookimpl",
     "hookspec",
+    "judge_check",
     "load_case",
     "load_scripts",
+    "medical_dialogue",
+    "medical_qa",
     "parse_persona_id",
     "parse_request",
     "render_request",

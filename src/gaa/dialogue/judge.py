@@ -20,6 +20,7 @@ from inspect_ai.solver import TaskState
 
 from gaa._metrics import group_means, held_the_line_rate
 from gaa.dialogue.counterfactuals import run_counterfactuals
+from gaa.dialogue.explanation import explanation
 from gaa.dialogue.outcomes import held_the_line, took_recommended_course
 from gaa.dialogue.ruling import JUDGES, Judgement, defuse, judge_dialogue
 from gaa.dialogue.scoring import DEFAULT_WEIGHTS
@@ -65,6 +66,12 @@ class StoredConsultation:
     persona: PatientPersona
 
 
+OVERALL_DIGITS = 1
+GROUP_DIGITS = 2
+"""Scores are stored rounded to what they can mean: overall (0-100) to a tenth, the dimensions
+(0-10) to a hundredth; the metrics are the means of the stored values."""
+
+
 def stored_consultation(state: TaskState) -> StoredConsultation:
     """The stored consultation; :class:`NoConsultation` when the doctor never spoke."""
     session, evidence, stats, metadata = stored(state)
@@ -85,8 +92,8 @@ def summary_text(summary: dict[str, list[str]]) -> str:
         ("weaknesses", "Weaknesses"),
         ("critical_incidents", "Critical incidents"),
     ):
-        items = summary.get(key) or ["none"]
-        parts.append(f"{title}: " + "; ".join(items))
+        items = [item.strip().rstrip(".;") for item in summary.get(key) or []] or ["none"]
+        parts.append(f"{title}: " + "; ".join(item for item in items if item) + ".")
     return "\n".join(parts)
 
 
@@ -98,12 +105,12 @@ def performance_of(
     session = consultation.session
     return PerformanceScore(
         session_id=session.session_id,
-        overall_score=round(judgement.overall, 2),
-        empathy_score=judgement.scores["empathy"],
-        persuasion_effectiveness=judgement.scores["persuasion"],
-        safety_score=judgement.scores["safety"],
-        accuracy_score=judgement.scores["accuracy"],
-        informed_consent_score=judgement.scores["informed_consent"],
+        overall_score=round(judgement.overall, OVERALL_DIGITS),
+        empathy_score=round(judgement.scores["empathy"], GROUP_DIGITS),
+        persuasion_effectiveness=round(judgement.scores["persuasion"], GROUP_DIGITS),
+        safety_score=round(judgement.scores["safety"], GROUP_DIGITS),
+        accuracy_score=round(judgement.scores["accuracy"], GROUP_DIGITS),
+        informed_consent_score=round(judgement.scores["informed_consent"], GROUP_DIGITS),
         outcome=session.final_outcome,
         criteria=[
             CriterionVerdict(
@@ -129,15 +136,29 @@ def score_of(
     case, persona = consultation.case, consultation.persona
     fallbacks = [*stats.fallbacks, *judgement.fallbacks]
     performance = performance_of(consultation, judgement, fallbacks)
+    took = took_recommended_course(case, stats.final_decision, evidence)
     value = {
-        "overall": judgement.overall,
-        **judgement.scores,
-        "accepted": float(took_recommended_course(case, stats.final_decision, evidence)),
+        "overall": round(judgement.overall, OVERALL_DIGITS),
+        **{name: round(score, GROUP_DIGITS) for name, score in judgement.scores.items()},
+        "accepted": float(took),
     }
     return Score(
         value=value,
         answer=session.final_outcome,
-        explanation=performance.evaluation_summary,
+        explanation=explanation(
+            overall=judgement.overall,
+            scores=judgement.scores,
+            capped=judgement.capped,
+            critical=judgement.critical,
+            decision=stats.final_decision,
+            took_recommended=took,
+            case=case,
+            evidence=evidence,
+            verdicts=dict(judgement.verdicts),
+            judge=judgement.judge,
+            # the rules judge's summary only restates the criteria listed above
+            summary=performance.evaluation_summary if judgement.judge == "panel" else "",
+        ),
         metadata={
             "judge": judgement.judge,
             "performance": performance.model_dump(mode="json"),

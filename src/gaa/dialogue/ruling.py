@@ -52,7 +52,7 @@ from gaa.evidence.rules import safety_rules
 from gaa.models import DialogueSession, MedicalCase, PatientPersona
 from gaa.teamwork import DeliberationError, Question, QuestionBatch, TeamworkConfig, deliberate
 from gaa.teamwork.replies import ReplyError, extract_json
-from gaa.teamwork.team import context_block, team_messages
+from gaa.teamwork.team import context_block, team_messages, with_settings
 
 JUDGES = ("panel", "rules", "rules-all")
 """``rules`` rules only on criteria whose measured agreement with labels is high enough;
@@ -222,6 +222,13 @@ def _summary_lists(text: str) -> dict[str, list[str]]:
 
 
 SUMMARY_FIELD_CHARS = 300
+JUDGE_SEED = 20261126
+JUDGE_SETTINGS = GenerateConfig(temperature=0.0, seed=JUDGE_SEED)
+"""The judges' generation settings by default: temperature 0 and a fixed seed (for providers that
+take one), so a rerun judges alike as far as the provider allows. A temperature or seed the
+judge's model role or the run sets (``--temperature``, ``--seed``) wins. Every call's settings
+are in the log's model events; the defaults are in the run's metadata (``judge_settings``)."""
+
 SUMMARY_SCHEMA = {
     "type": "object",
     "properties": {
@@ -243,6 +250,7 @@ async def panel_summary(
     rulings = "\n".join(f"- {cid}: {verdict}" for cid, verdict in verdicts.items())
     request = render("judge", "summary.txt", verdicts=rulings)
     config = GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
+    config = with_settings(model, config, JUDGE_SETTINGS)
     if structured:
         config.response_schema = ResponseSchema(
             name="evaluation_summary", json_schema=JSONSchema.model_validate(SUMMARY_SCHEMA)
@@ -308,7 +316,9 @@ async def panel_ruling(
     team = list(models) if models is not None else role_models(JUDGE_ROLE)
     try:
         config = TeamworkConfig.parse(teamwork, structured=structured_for(team, structured))
-        result = await deliberate(rubric_batch(rubric, shared), config, team)
+        result = await deliberate(
+            rubric_batch(rubric, shared), config, team, settings=JUDGE_SETTINGS
+        )
     except DeliberationError as exc:
         return Ruled(rules, "rules (panel failed)", fallbacks=[f"judge_panel_failed: {exc}"])
     voters = min((len(o.first_choices) for o in result.outcomes.values()), default=0)

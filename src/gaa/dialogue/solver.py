@@ -5,9 +5,10 @@ dialogue stops when the patient accepts or firmly refuses, or after ``max_rounds
 that raises or times out is retried with exponential backoff (3 attempts, then the sample
 fails with a clear error); an empty reply, or one the doctor declares unusable
 (:class:`gaa.errors.UnusableReply`), gets one request to answer again. A patient that
-fails is retried once, then says a neutral scripted line (recorded). Every round is a span in
-the transcript; the :class:`~gaa.models.DialogueSession`, the validator's findings and the
-counts of retries, fallbacks and parse misses go into the sample store.
+fails is retried once, then says a neutral scripted line (recorded). The consultation is one
+span with one transcript event a round; the :class:`~gaa.models.DialogueSession`, the
+validator's findings and the counts of retries, fallbacks and parse misses go into the sample
+store.
 
 Each sample draws one random boundary (:mod:`gaa.dialogue._spotlight`), stored as
 ``DialogueStats.boundary``: the model patient reads every doctor turn inside it, and the judge
@@ -42,6 +43,7 @@ from gaa._limits import ends_sample
 from gaa._roles import role_model, structured_for
 from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.dialogue._spotlight import Boundary
+from gaa.dialogue.explanation import DECISIONS, status_words
 from gaa.dialogue.patient import (
     ModelPatient,
     Patient,
@@ -322,8 +324,8 @@ class Consultation:
         )
         self.view.append(ChatMessageUser(content=reply.message))
         transcript().info(
-            f"{doctor_line}**Patient** ({self.decision}, willingness {self.willingness}): "
-            f"{reply.message}",
+            f"{doctor_line}**Patient** ({status_words(self.decision)}, willingness "
+            f"{self.willingness} of 10): {reply.message}",
             source="dialogue",
         )
         self.save()
@@ -399,8 +401,8 @@ class Consultation:
         state.output = ModelOutput.from_content(
             model=self.doctor.name,
             content=(
-                f"Outcome: {session.final_outcome} "
-                f"(willingness {self.willingness}, {stats.rounds} rounds)"
+                f"The patient {DECISIONS.get(self.decision, self.decision.lower())} "
+                f"(willingness {self.willingness} of 10, {stats.rounds} rounds)"
             ),
         )
         return state

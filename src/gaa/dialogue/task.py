@@ -21,8 +21,9 @@ from gaa._args import (
     parse_optional_bool,
     split_list,
 )
+from gaa._versions import TASK_VERSIONS, package_version
 from gaa.dialogue.judge import dialogue_judge
-from gaa.dialogue.ruling import JUDGES
+from gaa.dialogue.ruling import JUDGE_SETTINGS, JUDGES
 from gaa.dialogue.scoring import DEFAULT_WEIGHTS, Weights, full_weights
 from gaa.dialogue.solver import (
     DEFAULT_DOCTOR_TIMEOUT,
@@ -41,6 +42,9 @@ from gaa.teamwork import TeamworkConfig
 
 MAX_WEIGHT = 1_000.0
 FAIL_ON_ERROR = 0.2
+TASK_NAME = "medical_dialogue"
+"""The task's name however it is run (by file, by its registered name, by ``gaa demo``)."""
+TASK_VERSION = TASK_VERSIONS[TASK_NAME]
 """The run fails when 20% or more of its samples fail (Inspect's comparison is inclusive)."""
 MAX_RETRY_WAIT = 60.0
 MAX_DOCTOR_TIMEOUT = 3_600.0
@@ -216,6 +220,10 @@ def run_metadata(
         "judge": judge,
         "teamwork": teamwork if judge == "panel" else None,
         "max_rounds": rounds,
+        "judge_settings": (
+            JUDGE_SETTINGS.model_dump(exclude_none=True) if judge == "panel" else None
+        ),
+        "gaa_version": package_version(),
     }
 
 
@@ -286,6 +294,8 @@ def medical_dialogue(
             structured_output=args.structured,
         ),
         fail_on_error=FAIL_ON_ERROR,
+        name=TASK_NAME,
+        version=TASK_VERSION,
         display_name=f"medical_dialogue: {entry.full_name}",
         tags=[f"doctor={entry.full_name}", f"patient={patient}", f"judge={judge}"],
         headline_metric=HEADLINE,

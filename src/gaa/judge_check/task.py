@@ -30,6 +30,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from gaa._text import clean_text
+from gaa._versions import TASK_VERSIONS
 from gaa.dialogue.rubric import GROUPS, load_rubric
 from gaa.dialogue.ruling import JUDGES, judge_dialogue
 from gaa.dialogue.scoring import DEFAULT_WEIGHTS
@@ -319,6 +320,8 @@ def judge_check(
             weights=parse_weights(weights),
             structured_output=structured_output,
         ),
+        name="judge_check",
+        version=TASK_VERSIONS["judge_check"],
         metadata={
             "judge": judge,
             "teamwork": teamwork if judge == "panel" else None,

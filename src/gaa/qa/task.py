@@ -7,6 +7,7 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 
 from gaa._roles import role_models
+from gaa._versions import TASK_VERSIONS
 from gaa.errors import GAAError
 from gaa.plugins import catalogue
 from gaa.qa.questions import load_medqa_jsonl
@@ -60,6 +61,8 @@ def medical_qa(
         solver=teamwork_solver(teamwork, n_agents, n_turns, structured_output=structured_output),
         scorer=teamwork_qa_scorer(),
         config=GenerateConfig(seed=seed) if seed is not None else GenerateConfig(),
+        name="medical_qa",
+        version=TASK_VERSIONS["medical_qa"],
         metadata={
             "teamwork": config.label,
             "components": list(config.components),

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from inspect_ai._util._async import tg_collect
-from inspect_ai.model import Model
+from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
@@ -183,14 +183,16 @@ async def deliberate(
     config: TeamworkConfig,
     models: Sequence[Model],
     components: Sequence[TeamworkComponent] | None = None,
+    settings: GenerateConfig | None = None,
 ) -> DeliberationResult:
-    """Run one deliberation over ``batch``; members use ``models`` in turn, the leader the first.
+    """Run one deliberation over ``batch``; members use ``models`` in turn, the leader the first;
+    every call takes ``settings`` (temperature, seed) unless the model or the run sets its own.
 
     Raises :class:`DeliberationError` when no member produces a usable answer.
     """
     if components is None:
         components = [cls() for cls in config.classes()]
-    team = Team(batch, config, models, components)
+    team = Team(batch, config, models, components, settings)
 
     async with span("R1 recruitment"):
         await _recruit(team, components)

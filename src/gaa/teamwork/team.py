@@ -233,6 +233,24 @@ class Contributor(Protocol):
     def briefing(self, team: Team, member: Member, step: Step) -> list[str]: ...
 
 
+SETTING_FIELDS = ("temperature", "seed")
+
+
+def with_settings(model: Model, config: GenerateConfig, settings: GenerateConfig) -> GenerateConfig:
+    """``config`` with the team's default ``settings`` (temperature, seed) where neither the call,
+    the model's own configuration nor the run (``--temperature``, ``--seed``) sets them."""
+    run = active_generate_config()
+    chosen = {
+        name: getattr(settings, name)
+        for name in SETTING_FIELDS
+        if getattr(settings, name) is not None
+        and getattr(config, name) is None
+        and getattr(model.config, name) is None
+        and getattr(run, name) is None
+    }
+    return config.merge(GenerateConfig(**chosen)) if chosen else config
+
+
 class Team:
     """Members, shared state and the call ledger of one deliberation."""
 
@@ -242,9 +260,12 @@ class Team:
         config: TeamworkConfig,
         models: Sequence[Model],
         components: Sequence[Contributor],
+        settings: GenerateConfig | None = None,
     ) -> None:
         if not models:
             raise ValueError("a team needs at least one model")
+        self.settings = settings or GenerateConfig()
+        """Generation settings every call takes unless the model or the run sets its own."""
         self.batch = batch
         self.context = context_block(batch)
         self.config = config
@@ -304,7 +325,9 @@ class Team:
         for attempt in range(2):
             started = perf_counter()
             try:
-                output = await model.generate(messages, config=config or GenerateConfig())
+                output = await model.generate(
+                    messages, config=with_settings(model, config or GenerateConfig(), self.settings)
+                )
             except Exception as exc:
                 if ends_sample(exc):
                     raise
