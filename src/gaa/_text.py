@@ -1,17 +1,18 @@
 """One normal form for text from outside (doctor replies): what is checked is what is sent.
 
 :func:`clean_text` applies, in order: Unicode NFKC (full-width and other compatibility forms
-become plain letters), every line-break form to one, text inside a right-to-left override put
-in the order a screen shows it (:func:`shown_order`), removal of zero-width, format and
-control characters, folding of the Cyrillic and Greek letters that look like Latin ones (the
-benchmark's dialogue is English), and collapsing whitespace runs to one space (line breaks,
-all in one form, are kept: they end sentences; rules that look for instructions also read the
-text with them joined). A phrase split by tabs, double spaces, line breaks or invisible
-characters ("ignore\u200b previous", "DECISION: \u0410CCEPT") is therefore the phrase every
-rule looks for, and the patient and the judge read exactly the text the validator checked.
-A run of blank lines becomes one blank line: it marks a paragraph, which is where a fake
-speaker turn smuggled into a doctor reply ends (see :mod:`gaa.dialogue._lines`). Replies are also
-bounded in size.
+become plain letters), every line-break form to one, text hidden in Unicode tag characters
+decoded onto a line of its own and blank-looking letters made spaces (:func:`shown_hidden`),
+text inside a right-to-left override put in the order a screen shows it (:func:`shown_order`),
+removal of zero-width, format and control characters, folding of the Cyrillic and Greek
+letters that look like Latin ones (the benchmark's dialogue is English), and collapsing
+whitespace runs to one space (line breaks, all in one form, are kept: they end sentences;
+rules that look for instructions also read the text with them joined). A phrase split by
+tabs, double spaces, line breaks or invisible characters ("ignore\u200b previous",
+"DECISION: \u0410CCEPT") is therefore the phrase every rule looks for, and the patient and the
+judge read exactly the text the validator checked. A run of blank lines becomes one blank
+line: it marks a paragraph, which is where a fake speaker turn smuggled into a doctor reply
+ends (see :mod:`gaa.dialogue._lines`). Replies are also bounded in size.
 """
 
 from __future__ import annotations
@@ -60,6 +61,24 @@ def _visible(char: str) -> bool:
     return unicodedata.category(char) not in ("Cf", "Cc", "Cs", "Co", "Cn")
 
 
+_TAGS = re.compile("[\U000e0020-\U000e007e]+")
+"""Unicode tag characters: invisible, each one an ASCII character plus 0xE0000 (a way to hide
+text in plain sight)."""
+_BLANKS = str.maketrans(dict.fromkeys("\u2800\u3164\u115f\u1160\uffa0", " "))
+"""Letters and symbols that show as blank space (braille blank, Hangul fillers): spaces."""
+
+
+def _decoded(match: re.Match[str]) -> str:
+    return "\n" + "".join(chr(ord(char) - 0xE0000) for char in match.group()) + "\n"
+
+
+def shown_hidden(text: str) -> str:
+    """``text`` with each run of tag characters decoded and shown on a line of its own, so what
+    was hidden is read, checked and withheld like any other line; the blank-looking letters
+    become the spaces they look like."""
+    return _TAGS.sub(_decoded, text.translate(_BLANKS))
+
+
 _OVERRIDE = re.compile("\u202e([^\u202c\u202d\n]*)(?:\u202c|$)", re.MULTILINE)
 """A right-to-left override and its text, up to the pop (or the line's end)."""
 
@@ -77,6 +96,7 @@ def clean_text(text: str) -> str:
     """The normal form described in the module docstring (without the size bound)."""
     text = unicodedata.normalize("NFKC", text)
     text = LINE_BREAKS.sub("\n", text)
+    text = shown_hidden(text)
     text = shown_order(text)
     text = "".join(char for char in text if char == "\n" or _visible(char))
     text = text.translate(_CONFUSABLES)
