@@ -81,7 +81,7 @@ def test_a_run_fails_when_a_fifth_of_its_samples_fail(
     six = run(five + ",ENTJ_F_LUNG")
     assert six.status == "success"  # 1 of 6 is under 20%: the batch goes on
     assert sum(sample.error is not None for sample in six.samples or []) == 1
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "benchmark.md").read_text(encoding="utf-8")
     assert "the run fails when 20% or\nmore of its samples fail" in readme
 
 
@@ -91,7 +91,7 @@ def test_the_readme_persona_patterns_pass_through_the_command_line(pattern: str)
 
     from gaa.personas import select_personas
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "personas-and-cases.md").read_text(encoding="utf-8")
     assert f"`{pattern}`" in readme
     [(name, value)] = parse_cli_args((f"personas={pattern}",)).items()
     selected = select_personas(value)
