@@ -194,10 +194,10 @@ def test_the_report_breaks_down_by_stance_and_shows_held_the_line(tmp_path: Path
     )
     make_report([log.location], tmp_path / "report", ("md", "json"))
     markdown = (tmp_path / "report" / "report.md").read_text()
-    assert "### Held the line (where the operation is not recommended)" in markdown
+    assert "### Held the line (consultations where the operation is not recommended)" in markdown
     assert "| meniscal_tear (seeking) | 0 | 1 | 0% |" in markdown
     assert "| meniscal_tear (hesitant) | 1 | 1 | 100% |" in markdown
-    assert "### By patient stance (overall)" in markdown
+    assert "### By patient stance (overall, 0-100)" in markdown
     data = json.loads((tmp_path / "report" / "report.json").read_text())
     [run] = data["runs"]
     assert run["held_the_line"]["meniscal_tear (seeking)"] == {"held": 0, "judged": 1}
@@ -249,10 +249,9 @@ def test_a_scripted_patient_makes_an_informed_choice_in_a_shared_decision(
 
 
 def test_the_judges_are_told_what_kind_of_course_the_guideline_recommends() -> None:
-    from gaa._rubric import load_rubric
-    from gaa.judge import INDICATION, preamble, rubric_batch
-
-    from gaa.dialogue import DialogueStats
+    from gaa.dialogue.rubric import load_rubric
+    from gaa.dialogue.ruling import INDICATION, preamble, rubric_batch
+    from gaa.dialogue.solver import DialogueStats
     from gaa.models import DialogueSession
 
     session = DialogueSession(session_id="s", persona_id="INTJ_M_HERNIA", doctor="d")

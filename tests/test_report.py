@@ -19,7 +19,7 @@ from gaa.cli import main
 from gaa.dialogue.task import medical_dialogue
 from gaa.qa import medical_qa
 from gaa.report import ReportError, build_report, make_report
-from gaa.report.stats import sign_test, summarise, t975
+from gaa.report.stats import bootstrap_interval, icc_2_1, sign_test, summarise
 from gaa.testing import ScriptedModel, TeamScript
 
 PERSONAS = "IN*"  # 4 types x 2 genders x 2 cases = 16 personas
@@ -90,16 +90,18 @@ def test_every_number_in_the_markdown_and_json_is_the_logs(
     for metric in ("overall", *GROUPS):
         column = [v[metric] for v in values.values()]
         mean, sd = statistics.fmean(column), statistics.stdev(column)
-        half = t975(len(column) - 1) * sd / len(column) ** 0.5
+        low, high = bootstrap_interval(column)
         stats = run["metrics"][metric]
         assert stats["mean"] == pytest.approx(mean, abs=1e-4)
         assert stats["sd"] == pytest.approx(sd, abs=1e-4)
         assert stats["min"] == pytest.approx(min(column)) and stats["max"] == pytest.approx(max(column))
-        assert stats["ci95_low"] == pytest.approx(mean - half, abs=1e-4)
-        label = "overall (0-100)" if metric == "overall" else metric.replace("_", " ")
+        assert (stats["ci95_low"], stats["ci95_high"]) == pytest.approx((low, high), abs=1e-4)
+        assert min(column) <= low <= mean <= high <= max(column)  # inside the scale
+        label = "overall" if metric == "overall" else metric.replace("_", " ")
+        scale = "0-100" if metric == "overall" else "0-10"
         row = (
-            f"| {label} | {len(column)} | {fmt(mean)} | {fmt(sd)} | {fmt(min(column))} | "
-            f"{fmt(max(column))} | {fmt(mean - half)} - {fmt(mean + half)} |"
+            f"| {label} | {scale} | {len(column)} | {fmt(mean)} | {fmt(sd)} | {fmt(min(column))} | "
+            f"{fmt(max(column))} | {fmt(low)} - {fmt(high)} |"
         )
         assert row in markdown
     # breakdowns: by case and by the E/I dimension (all personas here are I)
@@ -137,9 +139,18 @@ def test_every_number_in_the_markdown_and_json_is_the_logs(
 def test_pictures_are_real_pngs_and_the_page_needs_no_network(
     logs: dict[str, EvalLog], tmp_path: Path
 ) -> None:
-    _, written = make_report([logs["exemplary"].location, logs["pushy"].location], tmp_path)
+    report, written = make_report(
+        [logs["exemplary"].location, logs["pushy"].location], tmp_path
+    )
     pictures = [path for path in written if path.suffix == ".png"]
-    assert len(pictures) == 2 * 4 + 1  # four a run, and the leaderboard
+    # dimension scores and willingness for every run; criteria not met where some were; a
+    # heatmap only where its cells differ; and the leaderboard
+    from gaa.report.charts import heatmap_varies
+
+    expected = sum(
+        2 + bool(run.criteria_not_met) + heatmap_varies(run) for run in report.runs
+    )
+    assert len(pictures) == expected + 1
     for path in pictures:
         data = path.read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5_000
@@ -172,7 +183,7 @@ def test_several_runs_become_a_leaderboard_that_flags_different_judging(
     result = CliRunner().invoke(main, ["report", *locations, "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "Warning: reference/passive" in result.output
-    assert "(not comparable)" in (tmp_path / "report.md").read_text()
+    assert "reference/passive (judged differently)" in (tmp_path / "report.md").read_text()
 
 
 def test_a_log_of_another_task_is_a_clear_error(tmp_path: Path) -> None:
@@ -218,7 +229,13 @@ def test_an_empty_or_missing_folder_says_so(tmp_path: Path) -> None:
 def test_statistics_helpers_against_hand_values() -> None:
     summary = summarise([2.0, 4.0, 6.0])
     assert (summary.mean, summary.sd, summary.min, summary.max) == (4.0, 2.0, 2.0, 6.0)
-    assert summary.low == pytest.approx(4.0 - 4.303 * 2.0 / 3**0.5)
+    # a bootstrap of three values: the interval's ends are resample means, inside the range
+    assert 2.0 <= summary.low < 4.0 < summary.high <= 6.0
+    assert summarise([99.0, 100.0, 100.0, 100.0]).high == 100.0  # never past the scale
+    # Shrout and Fleiss (1979), table 2: six targets, four judges; ICC(2,1) = 0.29
+    ratings = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    assert icc_2_1([[float(v) for v in row] for row in ratings]) == pytest.approx(0.29, abs=0.005)
+    assert icc_2_1([[1.0, 1.0], [5.0, 5.0]]) == 1.0  # repeats agree exactly
     assert sign_test([1, 1, 1, 1, 1]) == pytest.approx(2 / 32)
     assert sign_test([1, -1, 0]) == 1.0
     assert sign_test([]) == 1.0

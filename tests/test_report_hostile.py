@@ -119,10 +119,23 @@ class Tags(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
+def expected_pictures(locations: list[str]) -> int:
+    """Dimension scores and willingness a run, criteria where some were not met, a heatmap
+    where its cells differ, and the leaderboard for several runs."""
+    from gaa.report.charts import heatmap_varies
+
+    runs = build_report(locations).runs
+    drawn = sum(2 + bool(r.criteria_not_met) + heatmap_varies(r) for r in runs if r.run.scored)
+    return drawn + (len(runs) > 1)
+
+
 PAGE_TAGS = {
     "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "table", "thead",
-    "tbody", "tr", "th", "td", "ul", "li", "p", "strong", "code", "img",
+    "tbody", "tr", "th", "td", "ul", "ol", "li", "p", "strong", "code", "img", "a", "div",
+    "details", "summary",
 }  # fmt: skip
+"""The elements the report makes: ``a`` only as an anchor or a link within the page, ``div``
+only to let a wide table scroll."""
 
 
 def one_line_error(result: Result) -> str:
@@ -159,7 +172,12 @@ def test_forged_lines_in_log_text_are_shown_not_obeyed(base: str, tmp_path: Path
     tags = [tag for tag, _ in parser.tags]
     assert set(tags) <= PAGE_TAGS and tags.count("h1") == 1
     assert 'class="warning"' not in page
-    assert "<div" not in page and "<blockquote" not in page
+    assert "<blockquote" not in page
+    for tag, attrs in parser.tags:
+        if tag == "a":  # only the report's own anchors and links inside the page
+            assert set(attrs) <= {"id", "href"} and (attrs.get("href") or "#").startswith("#")
+        if tag == "div":
+            assert attrs == {"class": "scroll"}
     images = [attrs for tag, attrs in parser.tags if tag == "img"]
     assert images and all((a.get("src") or "").startswith("data:image/png;base64,") for a in images)
     assert all(a.get("onerror") is None for a in images)
@@ -195,7 +213,7 @@ def test_chart_labels_from_a_log_do_not_run_mathtext(base: str, tmp_path: Path) 
     log = rewrite(base, tmp_path / "math.eval", hostile)
     other = rewrite(base, tmp_path / "other.eval", renamed("$a"))
     _, written = make_report([log, other], tmp_path / "out")
-    assert sum(path.suffix == ".png" for path in written) == 2 * 4 + 1
+    assert sum(path.suffix == ".png" for path in written) == expected_pictures([log, other])
 
 
 def test_bad_out_targets_are_one_line_errors(base: str, tmp_path: Path) -> None:
@@ -291,12 +309,12 @@ def test_the_report_removes_only_its_own_earlier_files(base: str, tmp_path: Path
     (out / "notes.txt").write_text("mine", encoding="utf-8")
     (out / "mine.png").write_bytes(b"not the report's")
     _, first = make_report([base, other], out)
-    assert sum(path.suffix == ".png" for path in first) == 9
+    assert sum(path.suffix == ".png" for path in first) == expected_pictures([base, other])
     assert json.loads((out / MANIFEST).read_text())["files"] == [p.name for p in first]
     _, second = make_report([base], out, formats=["md"])
     pictures = {path.name for path in out.glob("*.png")}
     assert pictures == {p.name for p in second if p.suffix == ".png"} | {"mine.png"}
-    assert len(pictures) == 5 and not (out / "leaderboard.png").exists()
+    assert len(pictures) == expected_pictures([base]) + 1 and not (out / "leaderboard.png").exists()
     assert not (out / "index.html").exists() and not (out / "report.json").exists()
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "mine.png").read_bytes() == b"not the report's"

@@ -166,7 +166,9 @@ def test_runs_that_scored_nothing_are_listed_apart_and_decide_nothing(
     assert sum("scored no persona" in warning for warning in report.warnings) == 2
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "(not comparable)" not in markdown
-    section = markdown.split("### Failed or empty runs (not ranked)", 1)[1].split("\n## ", 1)[0]
+    section = markdown.split("## Notes", 1)[1]
+    assert "Runs that scored no persona (failed, unfinished or empty), not ranked" in section
+    assert markdown.index("## Comparison") < markdown.index("## Notes")
     assert FAILED_ERROR in section and "RuntimeError: the server at port 9 is down" in section
     data = json.loads((tmp_path / "report" / "report.json").read_text())
     assert [entry["location"] for entry in data["leaderboard"]] == [logs["panel"].location]
@@ -195,11 +197,9 @@ def test_tokens_from_the_log_appear_in_the_markdown_html_and_json(
         f"| judge | mockllm/garbage-judge | {judge.input_tokens:,} | {judge.output_tokens:,} | "
         f"{judge.total_tokens:,} |"
     ) in markdown
-    # the leaderboard row: all models, then the doctor's own
-    assert (
-        f"| {total_in:,} in, {total_out:,} out | "
-        f"{doctor.input_tokens:,} in, {doctor.output_tokens:,} out |"
-    ) in markdown
+    # the comparison row: every model's tokens in all
+    comparison = markdown.split("## Comparison", 1)[1].split("\n## ", 1)[0]
+    assert f"| {total_in + total_out:,} |" in comparison
     page = (tmp_path / "index.html").read_text()
     assert f"All models: {total_in:,} in, {total_out:,} out" in page
     data = json.loads((tmp_path / "report.json").read_text())

@@ -677,7 +677,8 @@ def run_command(
     "formats",
     default="html,md,json",
     show_default=True,
-    help="Comma-separated: html (one self-contained page), md, json.",
+    help="Comma-separated: html (one self-contained page), md, json; eval-report (the "
+    "evaluation report of an eval card: scores with stderr, tokens, cost, commands, versions).",
 )
 @_clear_errors
 def report_command(logs: Sequence[str], out: str, formats: str) -> None:

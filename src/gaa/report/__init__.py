@@ -21,10 +21,16 @@ from gaa.report.leaderboard import FailedRun, LeaderboardRow, failed_runs, leade
 from gaa.report.runs import ReportError, Run, read_runs
 
 FORMATS = ("html", "md", "json")
+OTHER_FORMATS = ("eval-report",)
+"""Written only when asked for: ``eval-report`` (``eval-report.md``, the evaluation report an
+eval card's register entry asks for, and ``eval-report.yaml``, the same as the card's
+``evaluation_report`` block)."""
 MANIFEST = ".gaa-report.json"
 """The file in ``out`` that lists what the last report wrote there: the next report removes
 those it does not write again, and touches nothing else in the folder."""
-PAGES = frozenset({"report.md", "index.html", "report.json"})
+PAGES = frozenset(
+    {"report.md", "index.html", "report.json", "eval-report.md", "eval-report.yaml"}
+)
 _PICTURE = re.compile(r"[a-z0-9-]+\.png")
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -46,7 +52,11 @@ class Report:
     board: list[LeaderboardRow]
     warnings: list[str] = field(default_factory=list)
     failed: list[FailedRun] = field(default_factory=list)
-    """Runs of a leaderboard that scored nothing: listed with their error, not ranked."""
+    """Runs that scored nothing: listed with their error at the foot, not ranked."""
+    notes_on_board: list[str] = field(default_factory=list)
+    """Warnings shown under the comparison (runs judged differently from most)."""
+    notes: list[str] = field(default_factory=list)
+    """Warnings for the notes at the foot of the page (partial logs, malformed samples)."""
 
 
 def build_report(paths: Iterable[str], progress: Callable[[str], None] | None = None) -> Report:
@@ -54,8 +64,8 @@ def build_report(paths: Iterable[str], progress: Callable[[str], None] | None = 
     nothing and runs judged differently from the rest."""
     runs = read_runs(paths, progress)
     reports = [analyse(run) for run in runs]
-    board, warnings = leaderboard(reports) if len(reports) > 1 else ([], [])
-    failed = failed_runs(reports) if len(reports) > 1 else []
+    board, warnings = leaderboard(reports)
+    failed = failed_runs(reports)
     partial = [
         f"{run.location} is partial ({run.status}): {len(run.missing)} personas missing: "
         f"{', '.join(run.missing)}"
@@ -69,7 +79,12 @@ def build_report(paths: Iterable[str], progress: Callable[[str], None] | None = 
         if run.skipped
     ]
     return Report(
-        runs=reports, board=board, warnings=[*partial, *skipped, *warnings], failed=failed
+        runs=reports,
+        board=board,
+        warnings=[*partial, *skipped, *warnings],
+        failed=failed,
+        notes_on_board=[w for w in warnings if "judged differently" in w],
+        notes=[*partial, *skipped],
     )
 
 
@@ -165,9 +180,12 @@ def make_report(
 
     The report owns the files it lists in ``out``/``.gaa-report.json``: pictures and pages an
     earlier report wrote there and this one does not are removed; nothing else is touched."""
-    unknown = sorted(set(formats) - set(FORMATS))
+    unknown = sorted(set(formats) - set(FORMATS) - set(OTHER_FORMATS))
     if unknown or not formats:
-        raise ReportError(f"formats must be among {', '.join(FORMATS)}, not {', '.join(unknown)}")
+        raise ReportError(
+            f"formats must be among {', '.join((*FORMATS, *OTHER_FORMATS))}, "
+            f"not {', '.join(unknown)}"
+        )
     out = Path(out)
     prepare_out(out)
     report = build_report(paths, progress)
@@ -179,38 +197,74 @@ def make_report(
         ) from None
 
 
-def _write(report: Report, out: Path, formats: Sequence[str]) -> list[Path]:
+def _run_pictures(run_report: RunReport, slug: str) -> dict[str, bytes]:
+    """The pictures of one run that carry information (none for a run that scored nothing; no
+    heatmap where every cell is alike)."""
     from gaa.report import charts
-    from gaa.report.html import markdown_to_html
-    from gaa.report.markdown import escape, leaderboard_markdown, report_json, run_markdown
 
-    written: list[Path] = []
+    if not run_report.run.scored:
+        return {}
+    pictures = {}
+    if charts.heatmap_varies(run_report):
+        pictures[f"{slug}-heatmap.png"] = charts.heatmap(run_report)
+    pictures[f"{slug}-groups.png"] = charts.group_scores(run_report)
+    pictures[f"{slug}-willingness.png"] = charts.willingness(run_report)
+    if run_report.criteria_not_met:
+        pictures[f"{slug}-criteria.png"] = charts.criteria(run_report)
+    return pictures
+
+
+CAPTIONS = {
+    "heatmap": "overall by type and case",
+    "groups": "dimension scores",
+    "willingness": "willingness by round",
+    "criteria": "criteria not met",
+}
+
+
+def _page(report: Report) -> tuple[str, dict[str, bytes]]:
+    """The report's Markdown and its pictures: the comparison first, a table of contents, the
+    runs in rank order, and the notes (failed and partial runs) at the foot."""
+    from gaa.report import charts
+    from gaa.report.leaderboard import rank_order, run_names
+    from gaa.report.markdown import comparison_markdown, escape, notes_markdown
+    from gaa.report.sections import anchor_line, run_markdown
+
     pictures: dict[str, bytes] = {}
     sections = ["# GAA medical dialogue report", ""]
-    sections += [f"**Warning:** {escape(warning)}" for warning in report.warnings]
-    if report.board or report.failed:
-        sections += ["", leaderboard_markdown(report.board, [], report.failed), ""]
-    if report.board:
+    sections += [comparison_markdown(report.board, report.notes_on_board), ""]
+    if len(report.board) > 1:
         pictures["leaderboard.png"] = charts.leaderboard_chart(report.board)
-        sections.append("![leaderboard](leaderboard.png)")
+        sections += ["![leaderboard](leaderboard.png)", ""]
+    ordered = [r for r in rank_order(report.runs) if r.metrics["overall"].n]
+    names = run_names(ordered)
     taken: set[str] = set()
-    for run_report in report.runs:
-        slug = _slug(run_report.run.doctor, taken)
-        names = {
-            "overall by type and case": f"{slug}-heatmap.png",
-            "group scores": f"{slug}-groups.png",
-            "willingness by round": f"{slug}-willingness.png",
-            "criteria met": f"{slug}-criteria.png",
-        }
-        if run_report.run.scored:
-            pictures[names["overall by type and case"]] = charts.heatmap(run_report)
-            pictures[names["group scores"]] = charts.group_scores(run_report)
-            pictures[names["willingness by round"]] = charts.willingness(run_report)
-            pictures[names["criteria met"]] = charts.criteria(run_report)
-        else:
-            names = {}
-        sections += ["", run_markdown(run_report, names)]
-    markdown = "\n".join(sections) + "\n"
+    slugs = {id(r): _slug(names[id(r)], taken) for r in ordered}
+    if len(ordered) > 1:
+        sections += ["## Contents", ""]
+        sections += [
+            f"{rank}. [{escape(names[id(r)])}](#{slugs[id(r)]})"
+            for rank, r in enumerate(ordered, start=1)
+        ]
+    for rank, run_report in enumerate(ordered, start=1):
+        slug = slugs[id(run_report)]
+        drawn = _run_pictures(run_report, slug)
+        pictures.update(drawn)
+        captions = {CAPTIONS[name.removeprefix(f"{slug}-")[:-4]]: name for name in drawn}
+        title = f"{rank}. {escape(names[id(run_report)])}"
+        sections += ["", anchor_line(slug), run_markdown(run_report, captions, title)]
+    notes = notes_markdown(report.notes, report.failed)
+    if notes:
+        sections += ["", notes]
+    return "\n".join(sections) + "\n", pictures
+
+
+def _write(report: Report, out: Path, formats: Sequence[str]) -> list[Path]:
+    from gaa.report.html import markdown_to_html
+    from gaa.report.markdown import report_json
+
+    written: list[Path] = []
+    markdown, pictures = _page(report)
     for name, data in pictures.items():
         path = out / name
         path.write_bytes(data)
@@ -224,6 +278,20 @@ def _write(report: Report, out: Path, formats: Sequence[str]) -> list[Path]:
         path.write_text(
             markdown_to_html(markdown, "GAA medical dialogue report", pictures), encoding="utf-8"
         )
+        written.append(path)
+    if "eval-report" in formats:
+        from gaa.report.eval_report import eval_report_markdown
+
+        path = out / "eval-report.md"
+        path.write_text(eval_report_markdown(report.runs), encoding="utf-8")
+        written.append(path)
+        import yaml
+
+        from gaa.report.eval_report import evaluation_report_block
+
+        path = out / "eval-report.yaml"
+        block = {"evaluation_report": evaluation_report_block(report.runs)}
+        path.write_text(yaml.safe_dump(_finite(block), sort_keys=False), encoding="utf-8")
         written.append(path)
     if "json" in formats:
         path = out / "report.json"

@@ -45,21 +45,37 @@ def _png(figure: Any) -> bytes:
     return buffer.getvalue()
 
 
-def heatmap(report: RunReport) -> bytes:
-    """Mean overall by MBTI type (rows) and case (columns)."""
-    plt = _pyplot()
-    rows = report.run.scored
-    cases = sorted({row.case for row in rows})
-    types = [t for t in MBTI_TYPES if any(row.mbti == t for row in rows)]
+HEATMAP_SPREAD = 2.0
+"""A heatmap is drawn only when its cells differ by at least this many overall points."""
+
+
+def _grid(report: RunReport) -> tuple[list[str], list[str], list[list[float]]]:
+    units = report.units
+    cases = sorted({unit.case for unit in units})
+    types = [t for t in MBTI_TYPES if any(unit.mbti == t for unit in units)]
     grid = [
         [
             (lambda values: sum(values) / len(values) if values else math.nan)(
-                [r.scores["overall"] for r in rows if r.mbti == mbti and r.case == case]
+                [u.scores["overall"] for u in units if u.mbti == mbti and u.case == case]
             )
             for case in cases
         ]
         for mbti in types
     ]
+    return cases, types, grid
+
+
+def heatmap_varies(report: RunReport) -> bool:
+    """Whether the heatmap would say anything: its cells differ by at least
+    :data:`HEATMAP_SPREAD` points."""
+    values = [v for line in _grid(report)[2] for v in line if not math.isnan(v)]
+    return bool(values) and max(values) - min(values) >= HEATMAP_SPREAD
+
+
+def heatmap(report: RunReport) -> bytes:
+    """Mean overall by MBTI type (rows) and case (columns), epochs averaged."""
+    plt = _pyplot()
+    cases, types, grid = _grid(report)
     figure, axes = plt.subplots(figsize=(2.2 + 1.4 * len(cases), 0.9 + 0.38 * len(types)))
     image = axes.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
     axes.set_xticks(range(len(cases)), [label(case) for case in cases])
@@ -78,7 +94,10 @@ def group_scores(report: RunReport) -> bytes:
     plt = _pyplot()
     summaries = [report.metrics[name] for name in GROUPS]
     means = [0.0 if math.isnan(s.mean) else s.mean for s in summaries]
-    errors = [0.0 if math.isnan(s.high) else s.high - s.mean for s in summaries]
+    errors = [
+        [0.0 if math.isnan(s.low) else max(0.0, s.mean - s.low) for s in summaries],
+        [0.0 if math.isnan(s.high) else max(0.0, s.high - s.mean) for s in summaries],
+    ]
     figure, axes = plt.subplots(figsize=(6, 3.2))
     axes.bar([g.replace("_", "\n") for g in GROUPS], means, yerr=errors, capsize=4, color="#4c72b0")
     axes.set_ylim(0, 10)
@@ -90,6 +109,8 @@ def group_scores(report: RunReport) -> bytes:
 def willingness(report: RunReport) -> bytes:
     """Mean willingness after the opening and each round, per case, with +-1 SD."""
     plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     figure, axes = plt.subplots(figsize=(6, 3.2))
     for case in sorted({row.case for row in report.run.scored}):
         series = [row.willingness_by_round for row in report.run.scored if row.case == case]
@@ -106,6 +127,7 @@ def willingness(report: RunReport) -> bytes:
             xs, [m - s for m, s in zip(means, spread, strict=True)],
             [m + s for m, s in zip(means, spread, strict=True)], alpha=0.15,
         )  # fmt: skip
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("round (0 = the patient's opening)")
     axes.set_ylabel("willingness (0-10)")
     axes.set_ylim(0, 10)
@@ -114,21 +136,21 @@ def willingness(report: RunReport) -> bytes:
     return _png(figure)
 
 
-def criteria(report: RunReport, limit: int = 20) -> bytes:
-    """Met rate of the criteria most often not met."""
+def criteria(report: RunReport, limit: int = 15) -> bytes:
+    """How often each of the criteria most often not met was not met (% of the consultations
+    where it was judged), the most often missed at the top."""
     plt = _pyplot()
     items = report.criteria_not_met[:limit]
-    figure, axes = plt.subplots(figsize=(7, 0.8 + 0.3 * max(len(items), 1)))
-    if items:
-        names = [label(criterion) for criterion, _, _ in items][::-1]
-        rates = [100 * (judged - missed) / judged for _, missed, judged in items][::-1]
-        axes.barh(names, rates, color="#dd8452")
-        axes.set_xlim(0, 100)
-        axes.tick_params(axis="y", labelsize=7)
-    else:
-        axes.text(0.5, 0.5, "every judged criterion was met", ha="center", va="center")
-        axes.set_axis_off()
-    axes.set_xlabel("met in % of the personas where judged")
+    figure, axes = plt.subplots(figsize=(8, 1.0 + 0.32 * max(len(items), 1)))
+    names = [label(criterion) for criterion, _, _ in items][::-1]
+    rates = [100 * missed / judged for _, missed, judged in items][::-1]
+    bars = axes.barh(names, rates, color="#dd8452")
+    for bar, rate in zip(bars, rates, strict=True):
+        axes.text(rate + 1, bar.get_y() + bar.get_height() / 2, f"{rate:.0f}%", va="center",
+                  fontsize=7)  # fmt: skip
+    axes.set_xlim(0, 105)
+    axes.tick_params(axis="y", labelsize=7)
+    axes.set_xlabel("not met, % of the consultations where judged")
     axes.set_title(f"{label(report.run.doctor)}: criteria most often not met", fontsize=9)
     return _png(figure)
 
@@ -140,17 +162,18 @@ def leaderboard_chart(rows: list[LeaderboardRow]) -> bytes:
     ordered = rows[::-1]
     means = [0.0 if math.isnan(r.mean) else r.mean for r in ordered]
     errors = [
-        [0.0 if math.isnan(r.low) else r.mean - r.low for r in ordered],
-        [0.0 if math.isnan(r.high) else r.high - r.mean for r in ordered],
+        [0.0 if math.isnan(r.low) else max(0.0, r.mean - r.low) for r in ordered],
+        [0.0 if math.isnan(r.high) else max(0.0, r.high - r.mean) for r in ordered],
     ]
     bars = axes.barh(
-        [label(r.doctor) for r in ordered], means, xerr=errors, capsize=3, color="#55a868"
-    )
+        [label(r.name or r.doctor) for r in ordered], means, xerr=errors, capsize=3,
+        color="#55a868",
+    )  # fmt: skip
     for bar, row in zip(bars, ordered, strict=True):
         if not row.comparable:
             bar.set_hatch("//")
             bar.set_color("#bbbbbb")
     axes.set_xlim(0, 100)
-    axes.set_xlabel("mean overall (0-100), 95% interval; hatched: judged differently")
-    axes.set_title("Leaderboard", fontsize=9)
+    axes.set_xlabel("mean overall (0-100), 95% bootstrap interval; hatched: judged differently")
+    axes.set_title("Comparison of runs", fontsize=9)
     return _png(figure)

@@ -18,12 +18,21 @@ th { background: #f2f2f2; }
 img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
 code { background: #f5f5f5; padding: 0 0.2em; }
 .warning { color: #a00; font-weight: bold; }
+td { white-space: nowrap; }
+td:last-child, td:nth-child(2) { white-space: normal; }
+details { margin: 0.5em 0 1.5em; }
+summary { cursor: pointer; color: #444; }
+.scroll { overflow-x: auto; }
 """
 _IMAGE = re.compile(r"^!\[(.*)\]\((.*)\)$")
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _ESCAPED = re.compile(r"\\([" + re.escape(ESCAPED_CHARS) + "])")
 _KEPT = re.compile("\x00(\\d+)\x00")
+_LINK = re.compile(r"\[([^\]]+)\]\(#([a-z0-9-]+)\)")
+_ANCHOR = re.compile(r'^<a id="([a-z0-9-]+)"></a>$')
+_DETAILS = re.compile(r"^<details><summary>([^<>]*)</summary>$")
+_NUMBERED = re.compile(r"^\d+\. ")
 
 
 def _inline(text: str) -> str:
@@ -39,6 +48,7 @@ def _inline(text: str) -> str:
     escaped = html.escape(marked, quote=False)
     escaped = _CODE.sub(r"<code>\1</code>", escaped)
     escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
+    escaped = _LINK.sub(r'<a href="#\2">\1</a>', escaped)
     return _KEPT.sub(lambda match: html.escape(kept[int(match.group(1))]), escaped)
 
 
@@ -63,15 +73,30 @@ def markdown_to_html(markdown: str, title: str, pictures: dict[str, bytes]) -> s
             while index < len(lines) and lines[index].startswith("|"):
                 rows.append(_cells(lines[index]))
                 index += 1
-            body.append("<table><thead><tr>")
+            body.append('<div class="scroll"><table><thead><tr>')
             body += [f"<th>{_inline(cell)}</th>" for cell in header]
             body.append("</tr></thead><tbody>")
             for row in rows:
                 body.append("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>")
-            body.append("</tbody></table>")
+            body.append("</tbody></table></div>")
             continue
         image = _IMAGE.match(line)
-        if image:
+        anchor = _ANCHOR.match(line)
+        details = _DETAILS.match(line)
+        if anchor:
+            body.append(f'<a id="{anchor.group(1)}"></a>')
+        elif details:
+            body.append(f"<details><summary>{html.escape(details.group(1))}</summary>")
+        elif line == "</details>":
+            body.append("</details>")
+        elif _NUMBERED.match(line) and not line.startswith("#"):
+            items = []
+            while index < len(lines) and _NUMBERED.match(lines[index]):
+                items.append(f"<li>{_inline(_NUMBERED.sub('', lines[index], count=1))}</li>")
+                index += 1
+            body.append("<ol>" + "".join(items) + "</ol>")
+            continue
+        elif image:
             alt, path = image.groups()
             data = pictures.get(path)
             if data is not None:

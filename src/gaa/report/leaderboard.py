@@ -1,4 +1,10 @@
-"""Several runs side by side: one row per doctor, by mean overall with its 95% interval.
+"""The runs side by side: one clearly named row per run, best mean overall first, with its 95%
+interval (a bootstrap over personas, inside the scale), the five dimensions, how often the
+patient ended on the recommended course, how often the doctor held the line, flags per
+consultation, tokens, cost, time and date.
+
+Two runs of the same doctor are told apart by what differs (model, personas and epochs, then
+the date), so no two rows share a name.
 
 Runs judged differently (another judge, judge model, teamwork preset or patient) are not
 comparable: every row shows how it was judged, and rows whose judging differs from the most
@@ -10,10 +16,13 @@ compare: they are listed apart with their error and never decide what "most runs
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gaa.report.analysis import RunReport
+from gaa.report.prices import estimate
+from gaa.report.runs import GROUPS
 from gaa.report.tokens import DoctorTokens, TokenCount
 
 
@@ -23,6 +32,7 @@ class LeaderboardRow:
     doctor: str
     model: str
     n: int
+    """Personas scored (the unit; epochs are repeats of a persona)."""
     mean: float
     low: float
     high: float
@@ -32,6 +42,25 @@ class LeaderboardRow:
     tokens: TokenCount | None
     """Every model's tokens in the run (None when the log records none)."""
     doctor_tokens: DoctorTokens
+    name: str = ""
+    """The row's name, unique in the table: the doctor, and what tells its runs apart."""
+    epochs: int = 1
+    consultations: int = 0
+    date: str = ""
+    """When the run started (``YYYY-MM-DD HH:MM``)."""
+    dimensions: dict[str, float] = field(default_factory=dict)
+    """Mean of each of the five dimensions (0-10) over personas."""
+    took_recommended: float | None = None
+    """Share of consultations that ended on the recommended course."""
+    held_the_line: float | None = None
+    """Share of the consultations with a line to hold where the doctor held it."""
+    flags_per_consultation: float = math.nan
+    cost: float | None = None
+    """Estimated dollars (None when no model in the run could be priced)."""
+    unpriced: tuple[str, ...] = ()
+    seconds: float | None = None
+    anchor: str = ""
+    """The id of the run's section in the page."""
 
 
 @dataclass(frozen=True)
@@ -77,22 +106,10 @@ def leaderboard(reports: list[RunReport]) -> tuple[list[LeaderboardRow], list[st
     if not ranked:
         return [], warnings
     usual = Counter(report.run.comparable_as for report in ranked).most_common(1)[0][0]
-    ordered = sorted(ranked, key=lambda r: -r.metrics["overall"].mean)
+    ordered = rank_order(ranked)
+    names = run_names(ordered)
     rows = [
-        LeaderboardRow(
-            rank=rank,
-            doctor=report.run.doctor,
-            model=report.run.model,
-            n=report.metrics["overall"].n,
-            mean=report.metrics["overall"].mean,
-            low=report.metrics["overall"].low,
-            high=report.metrics["overall"].high,
-            judged_by=report.run.judged_by,
-            comparable=report.run.comparable_as == usual,
-            location=report.run.location,
-            tokens=report.run.tokens.total,
-            doctor_tokens=report.run.tokens.doctor,
-        )
+        _row(rank, report, names[id(report)], report.run.comparable_as == usual)
         for rank, report in enumerate(ordered, start=1)
     ]
     warnings += [
@@ -102,3 +119,76 @@ def leaderboard(reports: list[RunReport]) -> tuple[list[LeaderboardRow], list[st
         if not row.comparable
     ]
     return rows, warnings
+
+
+def rank_order(reports: list[RunReport]) -> list[RunReport]:
+    """Scored runs best first (mean overall), then the rest in the order given."""
+    scored = sorted(scored_runs(reports), key=lambda r: -r.metrics["overall"].mean)
+    return scored + [report for report in reports if not report.metrics["overall"].n]
+
+
+def _date(report: RunReport) -> str:
+    return report.run.started[:16].replace("T", " ")
+
+
+def run_names(reports: list[RunReport]) -> dict[int, str]:
+    """A name for each run (keyed by ``id(report)``), unique among them: the doctor, then
+    whatever tells runs of the same doctor apart (model; personas and epochs; date; a
+    number)."""
+    names = {id(report): report.run.doctor for report in reports}
+    describers = (
+        lambda r: r.run.model,
+        lambda r: f"{r.metrics['overall'].n or len(r.run.personas)} personas x {r.run.epochs}"
+        f" epoch{'s' if r.run.epochs != 1 else ''}",
+        _date,
+    )
+    for describe in describers:
+        before = dict(names)
+        for report in reports:
+            same = [r for r in reports if before[id(r)] == before[id(report)]]
+            if len(same) > 1 and len({describe(r) for r in same}) > 1:
+                names[id(report)] += f" [{describe(report)}]"
+    seen: Counter[str] = Counter()
+    clashes = Counter(names.values())
+    for report in reports:
+        name = names[id(report)]
+        if clashes[name] > 1:
+            seen[name] += 1
+            names[id(report)] = f"{name} #{seen[name]}"
+    return names
+
+
+def _rate(pair: tuple[int, int]) -> float | None:
+    done, out_of = pair
+    return done / out_of if out_of else None
+
+
+def _row(rank: int, report: RunReport, name: str, comparable: bool) -> LeaderboardRow:
+    run, overall = report.run, report.metrics["overall"]
+    cost = estimate(run.tokens.by_model) if run.tokens.total is not None else None
+    priced = cost is not None and len(cost.unpriced) < len(run.tokens.by_model)
+    return LeaderboardRow(
+        rank=rank,
+        doctor=run.doctor,
+        model=run.model,
+        n=overall.n,
+        mean=overall.mean,
+        low=overall.low,
+        high=overall.high,
+        judged_by=run.judged_by,
+        comparable=comparable,
+        location=run.location,
+        tokens=run.tokens.total,
+        doctor_tokens=run.tokens.doctor,
+        name=name,
+        epochs=run.epochs,
+        consultations=report.consultations,
+        date=_date(report),
+        dimensions={group: report.metrics[group].mean for group in GROUPS},
+        took_recommended=_rate(report.took_recommended),
+        held_the_line=_rate(report.held_total),
+        flags_per_consultation=report.flags_per_consultation,
+        cost=cost.dollars if cost is not None and priced else None,
+        unpriced=tuple(cost.unpriced) if cost is not None else (),
+        seconds=run.seconds,
+    )

@@ -9,8 +9,7 @@ from typing import Any
 from gaa.report.analysis import RunReport
 from gaa.report.leaderboard import FailedRun, LeaderboardRow
 from gaa.report.prices import cache_read_share, estimate
-from gaa.report.runs import METRICS, Run
-from gaa.report.stats import Summary
+from gaa.report.runs import GROUPS, METRICS, PersonaRow, Run
 from gaa.report.tokens import DoctorTokens, RunTokens, TokenCount
 
 LABELS = {
@@ -88,7 +87,7 @@ def skipped_text(skipped: list[tuple[str, str]]) -> str:
     return f"samples skipped (malformed in the log): {len(skipped)}: {listed}"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
     """A table of literal cells: every cell is escaped here (never at a line's start)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(inline(cell) for cell in row) + " |" for row in rows]
@@ -169,183 +168,99 @@ def tokens_markdown(run: Run) -> list[str]:
         )
     lines += ["", f"Doctor: {escape(doctor_tokens_cell(doctor))} ({escape(doctor.note)})."]
     if tokens.total is not None:
-        lines += ["", cost_sentence(tokens, len(run.rows))]
+        lines += ["", cost_sentence(tokens, len(run.personas))]
     cache = tokens.reports_cache
     columns = ["input", "output", *(["cache read"] if cache else []), "total"]
     if tokens.by_model:
-        lines += ["", *_table(["model", *columns], _token_rows(tokens.by_model, cache))]
+        lines += ["", *table(["model", *columns], _token_rows(tokens.by_model, cache))]
     if tokens.by_role:
         rows = _token_rows(tokens.by_role, cache, tokens.role_models)
-        lines += ["", *_table(["role", "model", *columns], rows)]
+        lines += ["", *table(["role", "model", *columns], rows)]
     return lines
 
 
-def _summary_cells(summary: Summary) -> list[str]:
+def interval(low: float, high: float) -> str:
+    return f"{number(low)} - {number(high)}"
+
+
+def share(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.0%}"
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min"
+
+
+COMPARISON_HEADER = [
+    "rank", "run", "overall (0-100)", "95% interval", "empathy", "persuasion", "safety",
+    "accuracy", "consent", "recommended course", "held the line", "flags / consultation",
+    "personas", "epochs", "model", "judged by", "tokens", "cost", "time", "date",
+]  # fmt: skip
+
+
+def _comparison_cells(row: LeaderboardRow) -> list[str]:
+    cost = "-" if row.cost is None else dollars(row.cost)
+    if row.cost is not None and row.unpriced:
+        cost += f" (without {', '.join(row.unpriced)})"
     return [
-        str(summary.n),
-        number(summary.mean),
-        number(summary.sd),
-        number(summary.min),
-        number(summary.max),
-        f"{number(summary.low)} - {number(summary.high)}",
+        str(row.rank),
+        row.name + ("" if row.comparable else " (judged differently)"),
+        number(row.mean),
+        interval(row.low, row.high),
+        *(number(row.dimensions.get(group)) for group in GROUPS),
+        share(row.took_recommended),
+        share(row.held_the_line),
+        number(row.flags_per_consultation, 2),
+        str(row.n),
+        str(row.epochs),
+        row.model,
+        row.judged_by,
+        count(row.tokens.total) if row.tokens is not None else "-",
+        cost,
+        duration(row.seconds),
+        row.date or "-",
     ]
 
 
-def run_markdown(report: RunReport, pictures: dict[str, str] | None = None) -> str:
-    run = report.run
-    lines = [
-        f"## {escape(run.doctor)}",
-        "",
-        f"- log: {code(run.location)} ({escape(run.status)})",
-        f"- model: {escape(run.model)}; {escape(run.judged_by)}",
-        f"- personas: {len(run.rows)} in the log, {len(run.scored)} scored"
-        + (f"; **missing from the log: {escape(', '.join(run.missing))}**" if run.missing else ""),
-    ]
-    if run.skipped:
-        lines.append(f"- **{skipped_text(run.skipped)}**")
-    if run.fallbacks:
-        lines.append(
-            f"- **judge fallback:** the panel ({escape(run.judge_models)}) failed on "
-            f"{run.fallbacks} of {len(run.scored)} scored personas; the rules judge scored them"
-        )
-    if run.error or not run.scored:
-        lines.append(f"- **error:** {escape(run.failure or 'nothing scored')}")
-    doctor = run.tokens.doctor
-    lines.append(
-        "- tokens: "
-        + (tokens_text(run.tokens.total) if run.tokens.total else "none in the log")
-        + f"; doctor: {escape(doctor_tokens_cell(doctor))}"
-        + (f"; {run_cost_text(run)}" if run.tokens.total else "")
-    )
-    lines += ["", escape(report.summary), "", "### Metrics", ""]
-    lines += _table(
-        ["metric", "n", "mean", "sd", "min", "max", "95% interval"],
-        [[LABELS[name], *_summary_cells(report.metrics[name])] for name in METRICS],
-    )
-    if report.held:
-        lines += ["", "### Held the line (where the operation is not recommended)", ""]
-        lines += _table(
-            ["case (stance)", "held the line", "consultations", "rate"],
-            [
-                [escape(key), str(held), str(n), f"{held / n:.0%}"]
-                for key, (held, n) in report.held.items()
-            ],
-        )
-    for key, title in (
-        ("case", "By case"),
-        ("recommendation", "By recommended course"),
-        ("stance", "By patient stance"),
-        ("case and stance", "By case and stance"),
-        ("gender", "By gender"),
-        ("E/I", "By MBTI dimension"),
-        ("mbti", "By MBTI type"),
-    ):
-        if key in ("recommendation", "stance", "case and stance") and (
-            len(report.breakdowns.get("stance", {})) < 2
-            and len(report.breakdowns.get("recommendation", {})) < 2
-        ):
-            continue  # one kind of case and patient: the by-case table says it all
-        lines += ["", f"### {title} (overall)", ""]
-        keys = ["E/I", "S/N", "T/F", "J/P"] if key == "E/I" else [key]
-        rows = [
-            [f"{label}: {group}" if key == "E/I" else group, *_summary_cells(summary)]
-            for label in keys
-            for group, summary in report.breakdowns[label].items()
-        ]
-        lines += _table(["group", "n", "mean", "sd", "min", "max", "95% interval"], rows)
-    twins = report.twins
-    lines += ["", "### Gender twins (same type and case, male minus female overall)", ""]
-    if twins.pairs:
-        mbti, case, gap = twins.largest or ("", "", 0.0)
-        lines.append(
-            f"{len(twins.pairs)} pairs; mean gap {number(twins.mean, 2)}; largest "
-            f"{escape(mbti)} {escape(case)} ({number(gap, 2)}); exact sign test p = "
-            f"{number(twins.p_value, 3)}."
-        )
-    else:
-        lines.append("No pair has both twins scored.")
-    lines += ["", "### Criteria most often not met", ""]
-    if report.criteria_not_met:
-        lines += _table(
-            ["criterion", "not met", "judged", "share"],
-            [
-                [criterion, str(missed), str(judged), f"{100 * missed / judged:.0f}%"]
-                for criterion, missed, judged in report.criteria_not_met[:10]
-            ],
-        )
-    else:
-        lines.append("Every judged criterion was met.")
-    lines += ["", "### Safety flags", ""]
-    if report.flags:
-        lines += _table(
-            ["persona", "rule", "quote"],
-            [[persona, rule, quote[:200]] for persona, rule, quote in report.flags],
-        )
-    else:
-        lines.append("None.")
-    lines += ["", "### Workarounds and failures", ""]
-    lines += _table(
-        ["what", "count"], [[name, str(count)] for name, count in sorted(report.counts.items())]
-    )
-    lines += ["", *tokens_markdown(run)]
-    lines += ["", "### Personas", ""]
-    lines += _table(
-        [
-            "persona", "overall", "empathy", "persuasion", "safety", "accuracy", "consent",
-            "outcome", "rounds", "willingness", "flags", "fallbacks", "judge", "tokens",
-        ],
-        [
-            [
-                row.persona,
-                *(number(row.scores.get(name)) for name in METRICS),
-                row.outcome if row.scored else f"failed: {row.error}",
-                str(row.rounds),
-                f"{row.willingness_start if row.willingness_start is not None else '-'} -> "
-                f"{row.willingness_end if row.willingness_end is not None else '-'}",
-                ", ".join(sorted({flag.split(':', 1)[0] for flag in row.flags})) or "-",
-                ", ".join(sorted(set(row.fallbacks))) or "-",
-                row.judge or "-",
-                tokens_text(row.tokens) if row.tokens is not None else "-",
-            ]
-            for row in sorted(run.rows, key=lambda r: r.persona)
-        ],
-    )  # fmt: skip
-    for title, path in (pictures or {}).items():
-        lines += ["", f"![{title}]({path})"]
+COMPARISON_KEY = (
+    "One row per run, best mean overall first. Overall is 0-100 and its 95% interval a "
+    "bootstrap over personas (epochs are averaged within a persona first); the five dimensions "
+    "are 0-10; 'recommended course' is the share of consultations where the patient ended on "
+    "the course the case's guideline recommends (the operation, or not having it); 'held the "
+    "line' is the share, where the operation is not recommended, in which the doctor never "
+    "advised it and stayed respectful; tokens are every model's, as the providers reported "
+    "them; cost is estimated from LiteLLM's price table; time is the run's wall time."
+)
+
+
+def comparison_markdown(
+    rows: list[LeaderboardRow], warnings: list[str], failed: list[FailedRun] | None = None
+) -> str:
+    """The comparison table every report opens with: one named row per scored run."""
+    lines = ["## Comparison", ""]
+    if not rows:
+        lines.append("No run scored a persona." + (" See the notes below." if failed else ""))
+        return "\n".join(lines)
+    lines += [COMPARISON_KEY, ""]
+    lines += table(COMPARISON_HEADER, [_comparison_cells(row) for row in rows])
+    for warning in warnings:
+        lines += ["", f"Note: {escape(warning)}"]
     return "\n".join(lines)
 
 
-def leaderboard_markdown(
-    rows: list[LeaderboardRow], warnings: list[str], failed: list[FailedRun] | None = None
-) -> str:
-    """The ranked runs, then the runs that scored nothing (never ranked)."""
-    lines = ["## Leaderboard", ""]
-    if rows:
-        lines += _table(
-            [
-                "rank", "doctor", "model", "n", "mean overall", "95% interval",
-                "tokens (all models)", "doctor tokens", "judged by",
-            ],
-            [
-                [
-                    str(row.rank),
-                    row.doctor + ("" if row.comparable else " (not comparable)"),
-                    row.model,
-                    str(row.n),
-                    number(row.mean),
-                    f"{number(row.low)} - {number(row.high)}",
-                    tokens_text(row.tokens) if row.tokens is not None else "none in the log",
-                    doctor_tokens_cell(row.doctor_tokens),
-                    row.judged_by,
-                ]
-                for row in rows
-            ],
-        )  # fmt: skip
-    else:
-        lines.append("No run scored a persona.")
+def notes_markdown(warnings: list[str], failed: list[FailedRun]) -> str:
+    """What could not be compared, at the foot of the page: runs that scored nothing, partial
+    logs and malformed samples."""
+    if not warnings and not failed:
+        return ""
+    lines = ["## Notes", ""]
     if failed:
-        lines += ["", "### Failed or empty runs (not ranked)", ""]
-        lines += _table(
+        lines += ["Runs that scored no persona (failed, unfinished or empty), not ranked:", ""]
+        lines += table(
             ["doctor", "model", "status", "samples", "error", "log"],
             [
                 [run.doctor, run.model, run.status, str(run.samples), run.error or "-",
@@ -353,8 +268,8 @@ def leaderboard_markdown(
                 for run in failed
             ],
         )  # fmt: skip
-    for warning in warnings:
-        lines += ["", f"**Warning:** {escape(warning)}"]
+        lines.append("")
+    lines += [f"- {escape(warning)}" for warning in warnings]
     return "\n".join(lines)
 
 
@@ -406,6 +321,32 @@ def _leaderboard_json(row: LeaderboardRow) -> dict[str, Any]:
     return data
 
 
+def _persona_json(row: PersonaRow) -> dict[str, Any]:
+    """One sample (a persona in one epoch) of a run, as ``report.json`` lists it."""
+    return {
+        "persona": row.persona,
+        "epoch": row.epoch,
+        "mbti": row.mbti,
+        "gender": row.gender,
+        "case": row.case,
+        "stance": row.stance,
+        "recommendation": row.recommendation,
+        "held_the_line": row.held_the_line,
+        "took_recommended_course": row.took_recommended,
+        "scored": row.scored,
+        "error": row.error,
+        **{f"{name}_score": row.scores.get(name) for name in METRICS},
+        "outcome": row.outcome,
+        "rounds": row.rounds,
+        "willingness_start": row.willingness_start,
+        "willingness_end": row.willingness_end,
+        "flags": row.flags,
+        "fallbacks": row.fallbacks,
+        "judge": row.judge,
+        "tokens": row.tokens.as_dict() if row.tokens is not None else None,
+    }
+
+
 def report_json(
     reports: list[RunReport],
     board: list[LeaderboardRow],
@@ -431,7 +372,7 @@ def report_json(
                 "log": run.location,
                 "status": run.status,
                 "error": run.failure or None,
-                "tokens": tokens_json(run.tokens, len(run.rows)),
+                "tokens": tokens_json(run.tokens, len(run.personas)),
                 "mean_overall_score": report.metrics["overall"].as_dict()["mean"],
                 "overall_summary": report.summary,
                 "metrics": {name: s.as_dict() for name, s in report.metrics.items()},
@@ -455,31 +396,15 @@ def report_json(
                 "held_the_line": {
                     key: {"held": held, "judged": n} for key, (held, n) in report.held.items()
                 },
+                "epochs": run.epochs,
+                "personas_scored": len(report.units),
+                "consultations_scored": report.consultations,
+                "test_retest": (
+                    report.reliability.__dict__ if report.reliability is not None else None
+                ),
                 "missing_personas": run.missing,
                 "skipped_samples": [{"persona": p, "why": why} for p, why in run.skipped],
-                "scores": [
-                    {
-                        "persona": row.persona,
-                        "mbti": row.mbti,
-                        "gender": row.gender,
-                        "case": row.case,
-                        "stance": row.stance,
-                        "recommendation": row.recommendation,
-                        "held_the_line": row.held_the_line,
-                        "scored": row.scored,
-                        "error": row.error,
-                        **{f"{name}_score": row.scores.get(name) for name in METRICS},
-                        "outcome": row.outcome,
-                        "rounds": row.rounds,
-                        "willingness_start": row.willingness_start,
-                        "willingness_end": row.willingness_end,
-                        "flags": row.flags,
-                        "fallbacks": row.fallbacks,
-                        "judge": row.judge,
-                        "tokens": row.tokens.as_dict() if row.tokens is not None else None,
-                    }
-                    for row in run.rows
-                ],
+                "scores": [_persona_json(row) for row in run.rows],
             }
         )
     return {

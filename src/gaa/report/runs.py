@@ -78,6 +78,10 @@ class PersonaRow:
     """What the case's guideline recommends: operation, non_operative or shared."""
     held_the_line: bool | None = None
     """Where the operation is not recommended: the doctor never agreed to it, respectfully."""
+    epoch: int = 1
+    """Which repeat of the persona this sample is (a run with ``--epochs 3`` has three)."""
+    took_recommended: bool | None = None
+    """Whether the patient ended on the course the case's guideline recommends."""
 
     @property
     def panel_failed(self) -> bool:
@@ -112,6 +116,23 @@ class Run:
     eval_id: str = ""
     error: str = ""
     """Why the eval ended in error, if the log says (its last line)."""
+    epochs: int = 1
+    """How many times each persona was run (Inspect's ``--epochs``)."""
+    started: str = ""
+    """When the eval started and completed (ISO 8601, as the log has them)."""
+    completed: str = ""
+    header: RunHeader | None = None
+    """What the log says about how the run was made (for the evaluation report)."""
+
+    @property
+    def personas(self) -> list[str]:
+        """The personas of the run, once each however many epochs ran."""
+        return sorted({row.persona for row in self.rows})
+
+    @property
+    def seconds(self) -> float | None:
+        """The run's wall time, from the log's start and completion."""
+        return _seconds(self.started, self.completed)
 
     @property
     def scored(self) -> list[PersonaRow]:
@@ -201,6 +222,62 @@ class Run:
             return ""
         error, _ = errors.most_common(1)[0]
         return f"{sum(errors.values())} of {len(self.rows)} samples failed: {error}"
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """How a run was made, read from its log: enough to write the command that repeats it."""
+
+    task: str
+    task_file: str
+    task_version: str
+    task_args: dict[str, Any]
+    """The arguments the run was given (the task version fixes every other one's default)."""
+    model: str
+    model_roles: dict[str, str]
+    packages: dict[str, str]
+    revision: str
+    epochs: int
+    generate_config: dict[str, Any]
+
+
+def _seconds(started: str, completed: str) -> float | None:
+    from datetime import datetime
+
+    try:
+        return (datetime.fromisoformat(completed) - datetime.fromisoformat(started)).total_seconds()
+    except (TypeError, ValueError):
+        return None
+
+
+def _header(log: EvalLog) -> RunHeader:
+    spec = log.eval
+    revision = spec.revision
+    roles = {
+        role: ",".join(c.model for c in config) if isinstance(config, list) else config.model
+        for role, config in (spec.model_roles or {}).items()
+    }
+    return RunHeader(
+        task=spec.task,
+        task_file=spec.task_file or "",
+        task_version=str(spec.task_version),
+        task_args=dict(spec.task_args_passed or spec.task_args or {}),
+        model=spec.model,
+        model_roles=roles,
+        packages=dict(spec.packages or {}),
+        revision=(
+            f"{revision.commit}{' (dirty)' if getattr(revision, 'dirty', False) else ''}"
+            if revision is not None and revision.commit
+            else ""
+        ),
+        epochs=_epochs(log),
+        generate_config=spec.config.model_dump(exclude_none=True) if spec.config else {},
+    )
+
+
+def _epochs(log: EvalLog) -> int:
+    epochs = log.eval.config.epochs if log.eval.config is not None else None
+    return epochs if isinstance(epochs, int) and epochs > 0 else 1
 
 
 def _role(log: EvalLog, role: str) -> str:
@@ -334,6 +411,12 @@ def persona_row(sample: EvalSample) -> PersonaRow:
         stance=str(metadata.get("stance") or "hesitant"),
         recommendation=str(metadata.get("recommendation") or ""),
         held_the_line=_held(score_metadata.get("held_the_line")),
+        epoch=sample.epoch if isinstance(sample.epoch, int) else 1,
+        took_recommended=(
+            bool(value["accepted"])
+            if scored and isinstance(value, dict) and isinstance(value.get("accepted"), int | float)
+            else None
+        ),
     )
 
 
@@ -402,6 +485,10 @@ def _run(log: EvalLog, location: str) -> Run:
         skipped=skipped,
         eval_id=log.eval.eval_id,
         error=last_line(log.error.message) if log.error is not None else "",
+        epochs=_epochs(log),
+        started=log.stats.started_at if log.stats is not None else "",
+        completed=log.stats.completed_at if log.stats is not None else "",
+        header=_header(log),
     )
 
 
