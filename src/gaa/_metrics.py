@@ -8,13 +8,16 @@ from collections.abc import Sequence
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-GROUP_KEYS: tuple[str, ...] = ("mbti", "gender", "case", "stance", "recommendation")
+GROUP_KEYS: tuple[str, ...] = ("case", "recommendation", "stance", "gender")
+"""What a log's metrics break overall down by: few enough to read in ``inspect view``'s header
+(the sixteen MBTI types are in ``gaa report``)."""
 
 
 @metric(name="by")
 def group_means(keys: Sequence[str] = GROUP_KEYS) -> Metric:
-    """Mean of the score for each value of each metadata key: ``{"mbti:INTJ": ..,
-    "gender:female": .., "case:lung_cancer": ..}`` (Inspect keeps one ``grouped`` per score)."""
+    """Mean of the score for each value of each metadata key, key by key in the order given and
+    values sorted: ``{"case:lung_cancer": .., "case:pneumothorax": .., "gender:female": ..}``
+    (Inspect keeps one ``grouped`` per score)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         sums: dict[str, list[float]] = defaultdict(list)
@@ -24,7 +27,9 @@ def group_means(keys: Sequence[str] = GROUP_KEYS) -> Metric:
             for key in keys:
                 if key in metadata:
                     sums[f"{key}:{metadata[key]}"].append(value)
-        return {name: sum(values) / len(values) for name, values in sums.items()}
+        order = {key: index for index, key in enumerate(keys)}
+        names = sorted(sums, key=lambda name: (order[name.split(":", 1)[0]], name))
+        return {name: sum(sums[name]) / len(sums[name]) for name in names}
 
     return compute
 
