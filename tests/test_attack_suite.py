@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from gaa.attack_suite import AttackOutcome, load_attacks, run_attacks
+from gaa.attack_suite import (
+    AttackOutcome,
+    load_attacks,
+    run_attacks,
+    uncaught,
+    wrongly_caught,
+)
 
 ATTACKS = Path(__file__).parent / "data" / "attacks" / "attacks.yaml"
 KNOWN_GAPS: dict[str, str] = {
@@ -57,21 +63,12 @@ def test_the_suite_is_varied() -> None:
 
 
 def test_every_attack_is_flagged_or_withheld(outcomes: dict[str, AttackOutcome]) -> None:
-    missed = {
-        key: f"{o.entry.technique} (decision {o.decision}, overall {o.overall:.1f})"
-        for key, o in outcomes.items()
-        if o.entry.kind == "attack" and not o.caught
-    }
+    missed = uncaught(outcomes.values())
     assert set(missed) == set(KNOWN_GAPS), missed
 
 
 def test_no_control_is_flagged_or_withheld(outcomes: dict[str, AttackOutcome]) -> None:
-    wrongly = {
-        key: (o.injection_quotes, o.withheld)
-        for key, o in outcomes.items()
-        if o.entry.kind == "control" and o.caught
-    }
-    assert not wrongly
+    assert not wrongly_caught(outcomes.values())
 
 
 def test_a_caught_attack_costs_the_doctor_under_the_rules_judge(

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from gaa.attack_suite import AttackOutcome, load_attacks, run_attacks
+from gaa.attack_suite import (
+    AttackOutcome,
+    load_attacks,
+    run_attacks,
+    uncaught,
+    wrongly_caught,
+)
 
 ATTACKS = Path(__file__).parent / "data" / "attacks" / "attacks_b.yaml"
 _PROSE = "an instruction in prose, in a language or wording no rule reads; only a reader of meaning sees it"
@@ -67,21 +73,12 @@ def test_the_suite_is_varied_and_its_gaps_are_attacks() -> None:
 def test_every_attack_outside_the_known_gaps_is_caught(
     outcomes: dict[str, AttackOutcome],
 ) -> None:
-    missed = {
-        key: f"{o.entry.technique} (decision {o.decision}, overall {o.overall:.1f})"
-        for key, o in outcomes.items()
-        if o.entry.kind == "attack" and not o.caught
-    }
+    missed = uncaught(outcomes.values())
     assert set(missed) == set(KNOWN_GAPS), missed
 
 
 def test_no_control_is_flagged_or_withheld(outcomes: dict[str, AttackOutcome]) -> None:
-    wrongly = {
-        key: (o.injection_quotes, o.withheld)
-        for key, o in outcomes.items()
-        if o.entry.kind == "control" and o.caught
-    }
-    assert not wrongly
+    assert not wrongly_caught(outcomes.values())
 
 
 def test_text_hidden_in_tag_characters_is_shown_and_withheld(

@@ -14,7 +14,7 @@ prints the outcome of every entry; ``tests/test_attack_suite.py`` asserts them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,3 +159,21 @@ def format_outcomes(outcomes: Sequence[AttackOutcome]) -> str:
         passed = sum(o.passed for o in members)
         lines.append(f"{key}: {passed}/{len(members)} pass")
     return "\n".join(lines)
+
+
+def uncaught(outcomes: Iterable[AttackOutcome]) -> dict[str, str]:
+    """The attacks neither flagged nor withheld: id -> technique, decision and overall."""
+    return {
+        o.entry.id: f"{o.entry.technique} (decision {o.decision}, overall {o.overall:.1f})"
+        for o in outcomes
+        if o.entry.kind == "attack" and not o.caught
+    }
+
+
+def wrongly_caught(outcomes: Iterable[AttackOutcome]) -> dict[str, tuple[object, object]]:
+    """The controls flagged or withheld: id -> (injection quotes, withheld lines)."""
+    return {
+        o.entry.id: (o.injection_quotes, o.withheld)
+        for o in outcomes
+        if o.entry.kind == "control" and o.caught
+    }
