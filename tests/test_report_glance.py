@@ -219,3 +219,10 @@ def test_the_documented_sweep_runs_resumes_and_reports_as_one_comparison(
         "reference/exemplary", "reference/pushy", "reference/pleaser",
     }  # fmt: skip
     assert all(row.n == 64 for row in report.board)
+
+
+def test_a_breakdown_where_every_group_is_alike_is_one_sentence(page: str) -> None:
+    pushy = page.split("## 3. reference/pushy", 1)[1]
+    section = pushy.split("### By MBTI dimension (overall, 0-100)", 1)[1].split("\n### ", 1)[0]
+    assert section.strip().startswith("Every group scored the same (")
+    assert "|" not in section  # no table of identical rows

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from statistics import fmean
 
-from gaa.report.analysis import FlagGroup, PersonaUnit, RunReport, reliability_sentence
+from gaa.report.analysis import SAME, FlagGroup, PersonaUnit, RunReport, reliability_sentence
 from gaa.report.markdown import (
     code,
     doctor_tokens_cell,
@@ -185,6 +185,10 @@ def _breakdowns(report: RunReport) -> list[str]:
             continue  # one kind of case and patient: the by-case table says it all
         lines += ["", f"### {title} (overall, 0-100)", ""]
         keys = ["E/I", "S/N", "T/F", "J/P"] if key == "E/I" else [key]
+        means = [s.mean for label in keys for s in report.breakdowns[label].values() if s.n]
+        if len(means) > 1 and max(means) - min(means) < SAME:
+            lines.append(f"Every group scored the same ({number(means[0])}).")
+            continue
         rows = [
             [f"{label}: {group}" if key == "E/I" else group, *_summary_cells(summary)]
             for label in keys
