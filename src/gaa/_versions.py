@@ -12,9 +12,9 @@ from importlib import metadata
 TASK_VERSIONS = {"medical_dialogue": "1-A", "medical_qa": "1-A", "judge_check": "1-A"}
 
 
-def package_version() -> str:
-    """The installed ``gaa`` package's version (``unknown`` when it is not installed)."""
+def package_version(package: str = "gaa") -> str:
+    """The installed version of ``package`` (``unknown`` when it is not installed)."""
     try:
-        return metadata.version("gaa")
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
         return "unknown"

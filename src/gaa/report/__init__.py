@@ -236,7 +236,7 @@ def _page(report: Report) -> tuple[str, dict[str, bytes]]:
     if len(report.board) > 1:
         pictures["leaderboard.png"] = charts.leaderboard_chart(report.board)
         sections += ["![leaderboard](leaderboard.png)", ""]
-    ordered = [r for r in rank_order(report.runs) if r.metrics["overall"].n]
+    ordered = rank_order(report.runs)
     names = run_names(ordered)
     taken: set[str] = set()
     slugs = {id(r): _slug(names[id(r)], taken) for r in ordered}

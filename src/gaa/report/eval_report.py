@@ -9,22 +9,15 @@ from __future__ import annotations
 
 import math
 import shlex
-from importlib import metadata
 
+from gaa._versions import package_version
 from gaa.report.analysis import RunReport
 from gaa.report.leaderboard import rank_order, run_names
-from gaa.report.markdown import count, dollars, duration, escape, number, one_line, table
+from gaa.report.markdown import cost_cell, count, duration, escape, number, one_line, table
 from gaa.report.prices import estimate
 from gaa.report.runs import GROUPS, Run
 
 TASK_FILE = "tasks/medical_dialogue.py"
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def stderr(report: RunReport) -> float:
@@ -48,8 +41,8 @@ def command(run: Run) -> str:
             continue
         shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
         parts += ["-T", f"{name}={shown}"]
-    if header.epochs > 1:
-        parts += ["--epochs", str(header.epochs)]
+    if run.epochs > 1:
+        parts += ["--epochs", str(run.epochs)]
     for name in ("temperature", "seed", "max_tokens"):
         value = header.generate_config.get(name)
         if value is not None:
@@ -65,9 +58,7 @@ def _results_row(rank: int, name: str, report: RunReport) -> list[str]:
     run, overall = report.run, report.metrics["overall"]
     tokens = run.tokens.total
     cost = estimate(run.tokens.by_model) if tokens is not None else None
-    cost_text = "-" if cost is None else dollars(cost.dollars)
-    if cost is not None and cost.unpriced:
-        cost_text += f" (without {', '.join(cost.unpriced)})"
+    cost_text = cost_cell(cost.dollars, cost.unpriced) if cost is not None else "-"
     return [
         str(rank),
         name,
@@ -125,13 +116,13 @@ def _reproduce(names: dict[int, str], reports: list[RunReport]) -> list[str]:
 
 def eval_report_markdown(reports: list[RunReport]) -> str:
     """The evaluation report's Markdown: results, dimensions, commands and versions."""
-    ordered = [r for r in rank_order(reports) if r.metrics["overall"].n]
+    ordered = rank_order(reports)
     names = run_names(ordered)
     lines = [
         "# Evaluation report: GAA medical dialogue",
         "",
-        f"Made by `gaa report --format eval-report` with gaa {_version('gaa')} and inspect_ai "
-        f"{_version('inspect_ai')}. The score is mean overall (0-100) over personas, each "
+        f"Made by `gaa report --format eval-report` with gaa {package_version()} and inspect_ai "
+        f"{package_version('inspect_ai')}. The score is mean overall (0-100) over personas, each "
         "persona's epochs averaged first; stderr is the standard error of that mean over "
         "personas and the interval a bootstrap over personas. Tokens are every model's "
         "(doctor, patient, judge), as the providers reported them; cost is estimated from "
@@ -187,7 +178,7 @@ def _result(name: str, report: RunReport) -> dict[str, object]:
 def evaluation_report_block(reports: list[RunReport]) -> dict[str, object]:
     """The ``evaluation_report`` block of an eval card (``eval.yaml``) for these runs: one
     result per run with its metrics, the commands, and the versions they were made with."""
-    ordered = [r for r in rank_order(reports) if r.metrics["overall"].n]
+    ordered = rank_order(reports)
     names = run_names(ordered)
     headers = [r.run.header for r in ordered if r.run.header is not None]
     commits = sorted({h.revision for h in headers if h.revision})
@@ -201,7 +192,7 @@ def evaluation_report_block(reports: list[RunReport]) -> dict[str, object]:
         "results": [_result(names[id(r)], r) for r in ordered],
         "notes": [
             f"Made with {', '.join(packages) or 'unrecorded packages'} and gaa "
-            f"{_version('gaa')}; overall is 0-100, the dimensions 0-10; stderr and the interval "
+            f"{package_version()}; overall is 0-100, the dimensions 0-10; stderr and the interval "
             "are over personas, each persona's epochs averaged first.",
             *(
                 [f"The runs span several commits ({', '.join(commits)})."]

@@ -89,7 +89,7 @@ def markdown_to_html(markdown: str, title: str, pictures: dict[str, bytes]) -> s
             body.append(f"<details><summary>{html.escape(details.group(1))}</summary>")
         elif line == "</details>":
             body.append("</details>")
-        elif _NUMBERED.match(line) and not line.startswith("#"):
+        elif _NUMBERED.match(line):
             items = []
             while index < len(lines) and _NUMBERED.match(lines[index]):
                 items.append(f"<li>{_inline(_NUMBERED.sub('', lines[index], count=1))}</li>")

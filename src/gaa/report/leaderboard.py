@@ -106,7 +106,7 @@ def leaderboard(reports: list[RunReport]) -> tuple[list[LeaderboardRow], list[st
     if not ranked:
         return [], warnings
     usual = Counter(report.run.comparable_as for report in ranked).most_common(1)[0][0]
-    ordered = rank_order(ranked)
+    ordered = rank_order(reports)
     names = run_names(ordered)
     rows = [
         _row(rank, report, names[id(report)], report.run.comparable_as == usual)
@@ -122,9 +122,8 @@ def leaderboard(reports: list[RunReport]) -> tuple[list[LeaderboardRow], list[st
 
 
 def rank_order(reports: list[RunReport]) -> list[RunReport]:
-    """Scored runs best first (mean overall), then the rest in the order given."""
-    scored = sorted(scored_runs(reports), key=lambda r: -r.metrics["overall"].mean)
-    return scored + [report for report in reports if not report.metrics["overall"].n]
+    """The runs that scored a persona, best first (mean overall)."""
+    return sorted(scored_runs(reports), key=lambda r: -r.metrics["overall"].mean)
 
 
 def _date(report: RunReport) -> str:

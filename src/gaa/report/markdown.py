@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from gaa.report.analysis import RunReport
@@ -202,10 +203,16 @@ COMPARISON_HEADER = [
 ]  # fmt: skip
 
 
+def cost_cell(amount: float | None, unpriced: Sequence[str]) -> str:
+    """An estimated cost for a table cell: ``-`` when none, else the dollars and the models the
+    price table does not know."""
+    if amount is None:
+        return "-"
+    return dollars(amount) + (f" (without {', '.join(unpriced)})" if unpriced else "")
+
+
 def _comparison_cells(row: LeaderboardRow) -> list[str]:
-    cost = "-" if row.cost is None else dollars(row.cost)
-    if row.cost is not None and row.unpriced:
-        cost += f" (without {', '.join(row.unpriced)})"
+    cost = cost_cell(row.cost, row.unpriced)
     return [
         str(row.rank),
         row.name + ("" if row.comparable else " (judged differently)"),

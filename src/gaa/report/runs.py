@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
@@ -237,13 +238,10 @@ class RunHeader:
     model_roles: dict[str, str]
     packages: dict[str, str]
     revision: str
-    epochs: int
     generate_config: dict[str, Any]
 
 
 def _seconds(started: str, completed: str) -> float | None:
-    from datetime import datetime
-
     try:
         return (datetime.fromisoformat(completed) - datetime.fromisoformat(started)).total_seconds()
     except (TypeError, ValueError):
@@ -270,7 +268,6 @@ def _header(log: EvalLog) -> RunHeader:
             if revision is not None and revision.commit
             else ""
         ),
-        epochs=_epochs(log),
         generate_config=spec.config.model_dump(exclude_none=True) if spec.config else {},
     )
 

@@ -8,7 +8,7 @@ Text from a log is escaped (:mod:`gaa.report.markdown`), so a log cannot format 
 from __future__ import annotations
 
 import math
-from statistics import fmean
+from statistics import fmean, stdev
 
 from gaa.report.analysis import SAME, FlagGroup, PersonaUnit, RunReport, reliability_sentence
 from gaa.report.markdown import (
@@ -143,10 +143,8 @@ def _reliability(report: RunReport) -> list[str]:
 
 
 def _sd(values: list[float]) -> float:
-    if len(values) < 2:
-        return math.nan
-    mean = fmean(values)
-    return math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1))
+    """The standard deviation across epochs (NaN for a persona scored once)."""
+    return stdev(values) if len(values) > 1 else math.nan
 
 
 def _held(report: RunReport) -> list[str]:

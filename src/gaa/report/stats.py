@@ -11,25 +11,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist, fmean, stdev
+from statistics import fmean, stdev
 
 from gaa._stats import mcnemar_exact
-
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-"""Two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom."""
-
-
-def t975(df: int) -> float:
-    """The 97.5th percentile of Student's t with ``df`` degrees of freedom."""
-    if df < 1:
-        return math.nan
-    if df <= len(_T975):
-        return _T975[df - 1]
-    return NormalDist().inv_cdf(0.975) * (1 + 1 / (4 * df))  # close for df > 30
 
 
 @dataclass(frozen=True)
@@ -141,7 +125,7 @@ def reliability(repeats: dict[str, list[float]]) -> Reliability | None:
         personas=len(complete),
         epochs=most,
         icc=icc_2_1(complete),
-        within_sd=fmean(stdev(values) for values in complete) if complete else math.nan,
+        within_sd=fmean(stdev(values) for values in complete),
     )
 
 
