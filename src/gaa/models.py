@@ -32,6 +32,18 @@ Recommendation = Literal["operation", "non_operative", "shared"]
 """What the guideline recommends for a case: the operation, a course without it (surveillance,
 exercise therapy, watchful waiting), or a shared decision between reasonable options."""
 Outcome = Literal["accepted", "rejected", "uncertain"]
+SCORE_KEYS: tuple[str, ...] = (
+    "overall",
+    "empathy",
+    "persuasion",
+    "safety",
+    "accuracy",
+    "informed_consent",
+    "accepted",
+)
+"""The values of a consultation's score, overall (0-100) first: ``inspect view`` shows a log's
+first metric as its score. ``accepted`` is whether the patient took the course the guideline
+recommends (the operation, or declining it where another course is recommended)."""
 FactKind = Literal[
     "diagnosis",
     "procedure",

@@ -7,15 +7,7 @@ from dataclasses import dataclass
 
 from inspect_ai.log import EvalLog
 
-METRICS: tuple[str, ...] = (
-    "overall",
-    "empathy",
-    "persuasion",
-    "safety",
-    "accuracy",
-    "informed_consent",
-    "accepted",
-)
+from gaa.models import SCORE_KEYS
 
 
 @dataclass(frozen=True)
@@ -38,7 +30,7 @@ def summarise(log: EvalLog) -> RunSummary:
     means: dict[str, float] = {}
     stderr = 0.0
     for score in log.results.scores if log.results else []:
-        if score.name in METRICS:
+        if score.name in SCORE_KEYS:
             means[score.name] = score.metrics["mean"].value
             if score.name == "overall":
                 stderr = score.metrics["stderr"].value

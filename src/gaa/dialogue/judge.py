@@ -27,6 +27,7 @@ from gaa.dialogue.scoring import DEFAULT_WEIGHTS
 from gaa.dialogue.solver import DialogueStats, stored
 from gaa.evidence import DialogueEvidence
 from gaa.models import (
+    SCORE_KEYS,
     CriterionVerdict,
     DialogueSession,
     MedicalCase,
@@ -36,18 +37,6 @@ from gaa.models import (
 from gaa.plugins import catalogue
 from gaa.teamwork import TeamworkConfig
 
-SCORE_KEYS = (
-    "overall",
-    "empathy",
-    "persuasion",
-    "safety",
-    "accuracy",
-    "informed_consent",
-    "accepted",
-)
-"""Overall (0-100) first: ``inspect view`` shows a log's first metric as its score.
-``accepted`` is whether the patient took the course the guideline recommends (the operation, or
-declining it where another course is recommended; see :mod:`gaa.dialogue.outcomes`)."""
 NOT_JUDGED = "not judged: the rules judge has no rule for this criterion (left out of its group)"
 
 

@@ -18,12 +18,13 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from gaa.errors import GAAError, describe
-from gaa.models import MBTI_TYPES
+from gaa.models import MBTI_TYPES, SCORE_KEYS
 from gaa.report.tokens import RunTokens, TokenCount, bound_models, run_tokens, sample_tokens
 from gaa.summary import doctor_label
 
 TASK_NAMES = frozenset({"gaa/medical_dialogue", "medical_dialogue"})
-METRICS = ("overall", "empathy", "persuasion", "safety", "accuracy", "informed_consent")
+METRICS = tuple(key for key in SCORE_KEYS if key != "accepted")
+"""The scores on a scale: overall (0-100) and the five dimensions (0-10)."""
 GROUPS = METRICS[1:]
 PANEL_FAILED = "judge_panel_failed"
 """The fallback the scorer records when the whole panel failed and the rules judge scored."""
