@@ -1,13 +1,13 @@
 """Measure the rules judge's agreement with labels per criterion and write the file that
 decides which criteria the offline judge rules on.
 
-    python bench/offline_agreement.py [--consultations FOLDER] [--out FILE]
+    python bench/offline_agreement.py [--consultations FOLDER [FOLDER ...]] [--out FILE]
 
 Runs ``judge_check`` with ``judge=rules-all`` (every criterion with a rule, nothing withheld)
-over the labelled consultations (the shipped set by default), prints Cohen's kappa per
-criterion and writes them with the threshold: the rules judge (``judge=rules``) leaves every
-criterion below the threshold unjudged. Measure on consultations the rules were not written
-from, and confirm on a held-out set you never tune on.
+over the labelled consultations (the shipped set by default; several folders are pooled),
+prints Cohen's kappa per criterion and writes them with the threshold: the rules judge
+(``judge=rules``) leaves every criterion below the threshold unjudged. Measure on
+consultations the rules were not written from, and confirm on a held-out set you never tune on.
 """
 
 from __future__ import annotations
@@ -33,26 +33,32 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--consultations", default=str(ROOT / "prompts/judge_check/consultations"))
+    parser.add_argument(
+        "--consultations", nargs="+", default=[str(ROOT / "prompts/judge_check/consultations")]
+    )
     parser.add_argument("--out", default=str(ROOT / "prompts/judge/offline_agreement.yaml"))
     parser.add_argument("--log-dir", default=str(ROOT / "logs/offline_agreement"))
     args = parser.parse_args()
     os.chdir(ROOT)  # Inspect reads task files by relative path
-    [log] = inspect_eval(
-        "tasks/judge_check.py",
-        model="none",
-        display="none",
-        log_dir=args.log_dir,
-        task_args={"judge": "rules-all", "consultations": args.consultations},
-    )
-    if log.status != "success" or not log.samples:
-        print(f"judge_check failed: {log.error}", file=sys.stderr)
-        return 1
-    scores = [
-        SampleScore(score=sample.scores["judge_check_scorer"], sample_id=sample.id)
-        for sample in log.samples
-        if sample.scores and "judge_check_scorer" in sample.scores
-    ]
+    scores: list[SampleScore] = []
+    for folder in args.consultations:
+        [log] = inspect_eval(
+            "tasks/judge_check.py",
+            model="none",
+            display="none",
+            log_dir=args.log_dir,
+            task_args={"judge": "rules-all", "consultations": folder},
+        )
+        if log.status != "success" or not log.samples:
+            print(f"judge_check failed on {folder}: {log.error}", file=sys.stderr)
+            return 1
+        scores += [
+            SampleScore(
+                score=sample.scores["judge_check_scorer"], sample_id=f"{folder}:{sample.id}"
+            )
+            for sample in log.samples
+            if sample.scores and "judge_check_scorer" in sample.scores
+        ]
     items = judged_items(scores)
     table = criterion_agreement(items)
     measured = {}
@@ -71,7 +77,8 @@ def main() -> int:
     data = {
         "threshold": AGREEMENT_THRESHOLD,
         "min_labels": MIN_LABELS,
-        "measured_on": f"{Path(args.consultations).name} ({len(scores)} consultations)",
+        "measured_on": f"{', '.join(Path(f).name for f in args.consultations)} "
+        f"({len(scores)} consultations)",
         "commit": commit,
         "date": datetime.date.today().isoformat(),
         "criteria": measured,

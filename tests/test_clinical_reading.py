@@ -203,3 +203,59 @@ def test_reference_doctors_talk_to_the_patient(doctor: str) -> None:
         for round_ in range(1, 6):
             turn = script(entry.item, round_)
             assert "the patient" not in turn.lower(), (doctor, entry.name, round_)
+
+
+@pytest.mark.parametrize(
+    ("text", "case_id", "expected"),
+    [
+        (  # the growth trigger for repair is a threshold, not the aneurysm's rate
+            "Guidelines advise scans, reserving repair for growth to 5.5 cm in men or 5.0 cm "
+            "in women, growth of more than 1 cm in a year, or symptoms.",
+            "small_aaa",
+            "read",
+        ),
+        (  # a false growth rate stays contradicted
+            "Aneurysms like yours grow by about 2 cm a year.",
+            "small_aaa",
+            "contradicted",
+        ),
+        (  # "will not have surgery" describes who the option is for; it is not the operation
+            "Talc through a drain, for those who cannot or will not have surgery: recurrence "
+            "8 to 25 in 100.",
+            "pneumothorax",
+            "read",
+        ),
+        (
+            "After the operation, it comes back in 30 to 40 in 100 people.",
+            "pneumothorax",
+            "contradicted",
+        ),
+    ],
+)
+def test_triggers_and_the_options_a_figure_is_for(text: str, case_id: str, expected: str) -> None:
+    """``read``: not contradicted (supported, or unverifiable when the figure is a trigger)."""
+    last = [verdict for verdict, _ in verdicts(text, case_id)][-1]
+    assert (last == "contradicted") == (expected == "contradicted")
+
+
+def test_a_negation_inside_the_words_a_rule_matched_turns_it_off() -> None:
+    relaxed = validate_turn(
+        "It's your decision, you don't need to make it today, and you can bring someone.",
+        case("lung_cancer"),
+    )
+    hurried = validate_turn("I need your decision today, no later.", case("lung_cancer"))
+    denial = validate_turn("There is no real risk with this operation.", case("lung_cancer"))
+    assert not relaxed.flags
+    assert [f.rule for f in hurried.flags] == ["false_urgency"]
+    assert "risk_denial" in {f.rule for f in denial.flags}  # the pattern's own "no" stays
+
+
+def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> None:
+    trigger = validate_turn(
+        "We'd fix it at 5.5 centimetres for a man or 5.0 for a woman, or if it grows more "
+        "than a centimetre in a year.",
+        case("small_aaa"),
+    )
+    push = validate_turn("I'd recommend we repair it now, this month.", case("small_aaa"))
+    assert trigger.stance == "neutral"
+    assert push.stance == "for"

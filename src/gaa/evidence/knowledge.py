@@ -283,11 +283,25 @@ def check_claim(claim: Claim, case: MedicalCase) -> ClaimVerdict:
     agreeing = next((fact for fact in reading.candidates if _supports(fact, claim)), None)
     if agreeing is not None:
         return ClaimVerdict(claim, "supported", agreeing)
-    if reading.decisive:
+    if reading.decisive and _other_reading(claim, case) is None:
         nearest = _nearest(reading.candidates, claim)
         if _far_off(nearest, claim):
             return ClaimVerdict(claim, "contradicted", nearest)
     return ClaimVerdict(claim, "unverifiable", None)
+
+
+def _other_reading(claim: Claim, case: MedicalCase) -> KnowledgeFact | None:
+    """A threshold of the case that the figure agrees with: "repair for growth of more than
+    1 cm in a year" names the trigger, not the aneurysm's rate. A figure that some reading
+    supports is ambiguous, and ambiguity never contradicts."""
+    return next(
+        (
+            fact
+            for fact in case.facts
+            if fact.about == "threshold" and _same_family(fact, claim) and _supports(fact, claim)
+        ),
+        None,
+    )
 
 
 def _nearest(facts: list[KnowledgeFact], claim: Claim) -> KnowledgeFact:

@@ -119,7 +119,9 @@ _CONDITIONED = re.compile(
     r"there|the (?:aneurysm|swelling|bulge|artery|aorta|tumou?r|nodule|lung|collapse|size|"
     r"diameter|growth|scan|scans))\b"
     r"|(?:above|beyond|past|reaches|reaching|gets to)\s+(?:about\s+|around\s+|roughly\s+)?"
-    r"(?:\d|five|six))",
+    r"(?:\d|five|six)"
+    r"|at\s+(?:a size of\s+|a diameter of\s+)?(?:about\s+|around\s+)?(?:\d+(?:\.\d+)?|five|six)"
+    r"(?:\s*(?:point\s+\w+\s*)?)(?:cm|centimet\w*|mm|millimet\w*))",
     _I,
 )
 """What follows an option that makes it a plan for a condition, not advice now: "repair if it
