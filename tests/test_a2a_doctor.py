@@ -520,12 +520,12 @@ def test_gaa_serve_doctor_refuses_what_it_cannot_serve() -> None:
 def test_the_litellm_doctor_is_the_model_doctor_on_a_litellm_model(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import gaa._builtins.doctors as builtin_doctors
+    import gaa.doctors.remote as remote_doctors
     from gaa.a2a.doctor_server import doctor_factory_options
     from gaa.plugins import catalogue
 
     asked: list[str | None] = []
-    monkeypatch.setattr(builtin_doctors, "model_doctor", lambda model=None: asked.append(model))
+    monkeypatch.setattr(remote_doctors, "model_doctor", lambda model=None: asked.append(model))
     options = doctor_factory_options("litellm", "openai/gpt-4o-mini")
     assert options == {"model": "openai/gpt-4o-mini"}
     factory = catalogue().doctors.get("litellm").item

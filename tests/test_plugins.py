@@ -105,11 +105,64 @@ def test_invalid_items_are_rejected_with_the_plugin_named() -> None:
         plugins.catalogue()
 
     not_callable = types.SimpleNamespace(
-        register_doctors=gaa.hookimpl(lambda register: register("dr", "not a factory"))
+        register_doctors=gaa.hookimpl(lambda register: register("dr", 42))
     )
     with (
         plugin_registered(not_callable, name="sloppy"),
         pytest.raises(PluginError, match=r"doctor 'dr'.*not a callable"),
+    ):
+        plugins.catalogue()
+
+
+def _lazy_doctors(register: Callable[..., None]) -> None:
+    register("ghost", "gaa_no_such_module.doctors:ghost")
+    register("made", "functools:partial", arguments=(str, "exemplary"))
+
+
+def test_items_registered_by_import_path_load_on_first_lookup() -> None:
+    lazy = types.SimpleNamespace(
+        register_teamwork_components=gaa.hookimpl(
+            lambda register: register(
+                "tally", "collections:Counter", description="counts", arguments=()
+            )
+        ),
+        register_question_sets=gaa.hookimpl(lambda register: register("empty", "builtins:list")),
+        register_doctors=gaa.hookimpl(_lazy_doctors),
+    )
+    with plugin_registered(lazy, name="lazy"):
+        catalogue = plugins.catalogue()
+        listed = {e.full_name: e.description for e in catalogue.teamwork_components}
+        assert listed["lazy/tally"] == "counts" and "lazy/ghost" in catalogue.doctors
+        component = catalogue.teamwork_components.get("tally")
+        assert component.item is __import__("collections").Counter
+        assert catalogue.question_sets.get("empty").item() == []
+        made = catalogue.doctors.get("made").item  # the attribute called with the arguments
+        assert made() == "exemplary"
+        with pytest.raises(
+            PluginError,
+            match=r"Plugin 'lazy' registered doctor 'ghost' as 'gaa_no_such_module.doctors:ghost', "
+            r"which cannot be imported: ModuleNotFoundError",
+        ):
+            catalogue.doctors.get("ghost")
+
+
+def test_an_item_loaded_by_path_is_checked_like_one_given_directly() -> None:
+    wrong_kind = types.SimpleNamespace(
+        register_teamwork_components=gaa.hookimpl(
+            lambda register: register("loud", "builtins:print")
+        )
+    )
+    with (
+        plugin_registered(wrong_kind, name="sloppy"),
+        pytest.raises(PluginError, match=r"component 'loud'.*not a class"),
+    ):
+        plugins.catalogue().teamwork_components.get("loud")
+    not_a_path = types.SimpleNamespace(
+        register_doctors=gaa.hookimpl(lambda register: register("dr", "not a factory"))
+    )
+    with (
+        plugin_registered(not_a_path, name="sloppy"),
+        pytest.raises(PluginError, match=r"doctor 'dr' as 'not a factory'.*import path"),
     ):
         plugins.catalogue()
 

@@ -28,6 +28,20 @@ def test_the_command_line_and_the_package_do_not_import_inspect() -> None:
     assert loaded == "[]"
 
 
+def test_listing_personas_and_plugins_does_not_import_inspect() -> None:
+    loaded = run_python(
+        "import sys, gaa.cli\n"
+        "from click.testing import CliRunner\n"
+        "for args in (['personas', 'all'], ['plugins'], ['personas', '--cases', 'all']):\n"
+        "    result = CliRunner().invoke(gaa.cli.main, args)\n"
+        "    assert result.exit_code == 0, result.output\n"
+        "assert 'INTJ_M_PNEUMO' in CliRunner().invoke(gaa.cli.main, ['personas', 'all']).output\n"
+        "assert 'example/devils_advocate' in CliRunner().invoke(gaa.cli.main, ['plugins']).output\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'inspect_ai'))"
+    )
+    assert loaded == "[]"
+
+
 def test_public_names_load_on_first_use() -> None:
     assert gaa.MBTI_TYPES[0] == "INTJ"
     assert callable(gaa.catalogue) and "catalogue" in dir(gaa)

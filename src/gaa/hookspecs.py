@@ -9,6 +9,12 @@ these specs, exposed through the ``gaa`` entry-point group::
 The entry-point name (``acme``) is the plugin's name: its items are known as ``acme/<name>``,
 and the short ``<name>`` works wherever it is unique. Each hook receives a ``register``
 callback; GAA validates every item as it arrives and records which plugin gave it.
+
+Doctors, teamwork components and question sets may be registered by where they live instead
+of as objects: ``register("triage", "acme_doctors.triage:triage_doctor")``. The item is then
+imported (and validated) the first time a run looks it up, so ``gaa plugins`` and ``gaa
+personas`` list it without importing the plugin's code or Inspect; ``arguments=(...)`` passes
+arguments to the attribute to make the item.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ name and the distribution it came from. :func:`catalogue` calls each plugin's ho
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import os
@@ -22,7 +23,7 @@ import pluggy
 from gaa import hookspecs
 from gaa.errors import PluginError
 from gaa.models import MedicalCase
-from gaa.registry import Registered, Registry
+from gaa.registry import IMPORT_PATH_PATTERN, ImportPath, Registered, Registry
 
 ENTRY_POINT_GROUP = "gaa"
 DISABLE_ENV = "GAA_DISABLE_PLUGINS"
@@ -187,8 +188,21 @@ def _version(distribution: str) -> str | None:
 def _named_register(
     registry: Registry[Any], info: PluginInfo, check: Callable[[str, Any], None]
 ) -> Callable[..., None]:
-    def register(name: str, item: Any, description: str = "") -> None:
-        check(name, item)
+    def register(
+        name: str, item: Any, description: str = "", arguments: tuple[Any, ...] = ()
+    ) -> None:
+        """``item`` is the object, or where it lives (``"package.module:attribute"``, imported
+        on first use; ``arguments`` are then passed to that attribute to make the item)."""
+        if isinstance(item, str):
+            if not IMPORT_PATH_PATTERN.match(item):
+                raise PluginError(
+                    f"Plugin '{info.name}' registered {registry.kind} '{name}' as {item!r}: "
+                    "a string must be an import path, 'package.module:attribute'"
+                )
+            owner = f"Plugin '{info.name}' registered {registry.kind} '{name}'"
+            item = ImportPath(item, owner, tuple(arguments), functools.partial(check, name))
+        else:
+            check(name, item)
         registry.add(
             name, item, plugin=info.name, description=description, distribution=info.distribution
         )

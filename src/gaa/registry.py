@@ -3,21 +3,59 @@
 Every item is registered by a plugin under a short name and is known by its full name
 ``plugin/name``. Lookups accept the full name, or the short name when exactly one plugin
 registered it. A clash names every plugin involved; an unknown name suggests the closest.
+
+An item may be registered by where it lives (an :class:`ImportPath`,
+``"package.module:attribute"``) instead of the object itself: it is imported the first time
+it is looked up, so listing what is installed (``gaa plugins``, ``gaa personas``) imports
+nothing that only running needs.
 """
 
 from __future__ import annotations
 
 import difflib
+import importlib
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar
 
 from gaa.errors import PluginError, RegistryError
 
 T = TypeVar("T")
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+IMPORT_PATH_PATTERN = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+@dataclass(frozen=True)
+class ImportPath:
+    """An item named by where it lives, ``"package.module:attribute"``, imported on first use.
+
+    ``arguments``, when given, are passed to the attribute (a factory) to make the item.
+    ``check`` validates what was imported (the same check an item registered directly gets);
+    ``owner`` says who registered it, for error messages.
+    """
+
+    path: str
+    owner: str
+    arguments: tuple[Any, ...] = ()
+    check: Callable[[Any], None] | None = field(default=None, compare=False)
+
+    def load(self) -> Any:
+        module_name, _, attribute = self.path.partition(":")
+        try:
+            found: Any = importlib.import_module(module_name)
+            for part in attribute.split("."):
+                found = getattr(found, part)
+        except Exception as exc:
+            raise PluginError(
+                f"{self.owner} as {self.path!r}, which cannot be imported: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        item = found(*self.arguments) if self.arguments else found
+        if self.check is not None:
+            self.check(item)
+        return item
 
 
 @dataclass(frozen=True)
@@ -65,7 +103,15 @@ class Registry(Generic[T]):
         return entry
 
     def get(self, name: str) -> Registered[T]:
-        """Resolve a full ``plugin/name`` or a unique short name."""
+        """Resolve a full ``plugin/name`` or a unique short name (importing an item registered
+        by its :class:`ImportPath` the first time)."""
+        entry = self._find(name)
+        if isinstance(entry.item, ImportPath):
+            entry = replace(entry, item=entry.item.load())
+            self._entries[entry.full_name] = entry
+        return entry
+
+    def _find(self, name: str) -> Registered[T]:
         if name in self._entries:
             return self._entries[name]
         if "/" not in name:
@@ -97,7 +143,7 @@ class Registry(Generic[T]):
         if not isinstance(name, str):
             return False
         try:
-            self.get(name)
+            self._find(name)
         except RegistryError:
             return False
         return True

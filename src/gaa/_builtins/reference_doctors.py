@@ -1,14 +1,20 @@
-"""The reference doctors ``reference/exemplary``, ``pushy``, ``deceptive`` and ``passive``."""
+"""The reference doctors ``reference/exemplary``, ``pushy``, ``deceptive``, ``passive`` and
+``pleaser`` (registered by import path: their agents are built on first use)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from gaa.doctors.reference import REFERENCE_DOCTORS, reference_doctor
+from gaa.doctors.reference_names import REFERENCE_DESCRIPTIONS
 from gaa.hookspecs import hookimpl
 
 
 @hookimpl
 def register_doctors(register: Callable[..., None]) -> None:
-    for name, (_, description) in REFERENCE_DOCTORS.items():
-        register(name, reference_doctor(name), description=f"scripted: {description}")
+    for name, description in REFERENCE_DESCRIPTIONS.items():
+        register(
+            name,
+            "gaa.doctors.reference:reference_doctor",
+            description=f"scripted: {description}",
+            arguments=(name,),
+        )

@@ -1,11 +1,9 @@
-"""Built-in doctors: the model under test and the scripted reference doctors.
+"""Built-in doctors: the model under test (:mod:`gaa.doctors.model_doctor`), the scripted
+reference doctors (:mod:`gaa.doctors.reference`), doctors that answer from elsewhere
+(:mod:`gaa.doctors.remote`) and scripted doctors from YAML (:mod:`gaa.doctors.scripted`).
 
 A doctor is an Inspect agent. It receives the doctor's view of the consultation (a system
 message with the clinical brief, then the patient's turns as ``user`` and its own earlier turns
-as ``assistant``) and appends exactly one ``assistant`` reply.
+as ``assistant``) and appends exactly one ``assistant`` reply. The package itself imports
+nothing, so the plugin registry can name its doctors without loading Inspect.
 """
-
-from gaa.doctors.model_doctor import doctor_system_prompt, model_doctor
-from gaa.doctors.reference import REFERENCE_DOCTORS, reference_doctor
-
-__all__ = ["REFERENCE_DOCTORS", "doctor_system_prompt", "model_doctor", "reference_doctor"]

@@ -32,6 +32,7 @@ from inspect_ai.agent import Agent, AgentState, agent
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.util import store
 
+from gaa.doctors.reference_names import REFERENCE_DESCRIPTIONS
 from gaa.errors import GAAError
 from gaa.models import KnowledgeFact, MedicalCase, PatientStance
 from gaa.plugins import catalogue
@@ -223,12 +224,15 @@ OPENINGS: dict[str, Opening] = {"exemplary": exemplary_opening}
 """Round 1 when the doctor speaks first, for the doctors whose round 1 answers the patient;
 the others' round 1 (the diagnosis, with or without pressure) opens a consultation as is."""
 
+_SCRIPTS: dict[str, Script] = {
+    "exemplary": exemplary,
+    "pushy": pushy,
+    "deceptive": deceptive,
+    "passive": passive,
+    "pleaser": pleaser,
+}
 REFERENCE_DOCTORS: dict[str, tuple[Script, str]] = {
-    "exemplary": (exemplary, "empathetic, accurate, full consent, guideline recommendation"),
-    "pushy": (pushy, "accurate but one-sided and pressing; pushes the operation regardless"),
-    "deceptive": (deceptive, "false guarantees, denied and understated risks, fear"),
-    "passive": (passive, "accurate facts, no recommendation, no empathy"),
-    "pleaser": (pleaser, "sycophantic: agrees to whatever the patient wants"),
+    name: (script, REFERENCE_DESCRIPTIONS[name]) for name, script in _SCRIPTS.items()
 }
 
 

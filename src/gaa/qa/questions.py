@@ -13,6 +13,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from gaa._resources import prompts_dir
 from gaa.errors import GAAError
 
 REQUIRED_FIELDS = ("question", "options", "answer_idx")
@@ -90,3 +91,8 @@ def load_medqa_jsonl(path: str | Path) -> list[Sample]:
     if not samples:
         raise QuestionFileError(f"Question file {path} has no questions")
     return samples
+
+
+def load_core() -> list[Sample]:
+    """The built-in ``core`` set: 72 original USMLE-style questions across 12 specialties."""
+    return load_medqa_jsonl(prompts_dir() / "questions" / "core.jsonl")

@@ -27,21 +27,19 @@ def register_cases(register: Callable[..., None]) -> None:
 
 @gaa.hookimpl
 def register_doctors(register: Callable[..., None]) -> None:
-    from gaa_example_plugin.shared_decision import shared_decision
-
+    # registered by import path: imported (with Inspect) only when a run uses it, so
+    # `gaa plugins` and `gaa personas` stay quick
     register(
         "shared_decision",
-        shared_decision,
+        "gaa_example_plugin.shared_decision:shared_decision",
         description="the model under test, guided to practise shared decision-making",
     )
 
 
 @gaa.hookimpl
 def register_teamwork_components(register: Callable[..., None]) -> None:
-    from gaa_example_plugin.devils_advocate import DevilsAdvocate
-
     register(
         "devils_advocate",
-        DevilsAdvocate,
+        "gaa_example_plugin.devils_advocate:DevilsAdvocate",
         description="one member argues against the current majority each discussion turn",
     )
