@@ -259,3 +259,32 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
     push = validate_turn("I'd recommend we repair it now, this month.", case("small_aaa"))
     assert trigger.stance == "neutral"
     assert push.stance == "for"
+
+
+@pytest.mark.parametrize(
+    ("sentences", "expected"),
+    [
+        (["My advice: no operation now."], "against"),
+        (["For this size, the advice is not to operate now."], "against"),
+        (["Recommendation: keyhole lobectomy, with the lymph nodes."], "for"),
+        (  # advice announced in one sentence and given in the next
+            [
+                "So here's what I'd recommend for you.",
+                "An ultrasound scan about once a year, and more often if it grows.",
+            ],
+            "against",
+        ),
+        (["If it was my own mother, I would do it now, not wait."], "for"),
+        (["If it grows past 5.5 cm I would do it now."], "neutral"),  # a trigger, not advice
+        (["The advice from some surgeons is to operate."], "neutral"),  # reported, not given
+    ],
+)
+def test_advice_in_the_forms_clinicians_give_it(sentences: list[str], expected: str) -> None:
+    from gaa.evidence.stance import turn_stance
+
+    assert turn_stance(sentences)[0] == expected
+
+
+def test_a_short_advice_line_is_advice_given_not_a_keyword() -> None:
+    said = validate_turn("Hello. My advice: no operation now. Scans every year.", case("small_aaa"))
+    assert said.stance == "against"

@@ -3,7 +3,8 @@
 Harm is found anywhere in a turn, but credit (a cue of empathy, a consent item, a supported
 figure, a recommendation) is given only for a sentence someone could follow: at least
 :data:`MIN_WORDS` words, with a verb or a pronoun that makes it a statement to a person rather
-than a note ("Risks. Air leak 2 to 8 percent. Your choice." earns nothing). A sentence about
+than a note ("Risks. Air leak 2 to 8 percent. Your choice." earns nothing). "My advice" and "my
+recommendation" act as verbs: "My advice: no operation now." is advice given. A sentence about
 "the patient" in the third person is not addressed to the patient.
 """
 
@@ -24,7 +25,7 @@ _CLAUSE_WORDS = frozenset(
         "think", "know", "feel", "get", "go", "take", "make", "see", "come", "give", "mean",
         "means", "tell", "happen", "happens", "help", "helps", "like", "keep", "put", "say", "says",
         "said", "understand", "ask", "hope", "worry", "worried", "matters", "going", "seems",
-        "looks", "sounds"
+        "looks", "sounds", "advice", "recommendation"
     ]
 )
 _VERB_STEMS = (

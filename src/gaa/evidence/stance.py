@@ -45,6 +45,9 @@ _OWN_FRAME = re.compile(
     r"lobectomy|repair|procedure)"
     r"|\bmy (?:honest |strong |clear |firm |own |medical |professional )?(?:advice|recommendation|"
     r"suggestion|view|opinion|feeling|preference|vote|choice|instinct)\b"
+    r"|\b(?:the|our) (?:advice|recommendation)(?: for you| here| for this size)?"
+    r"(?= (?:is|would be)\b|:)"
+    r"|^\W*(?:advice|recommendation|plan)\s*:"
     r"|\b(?:on balance|all things considered|weighing (?:it|everything|it all) up|all in all|"
     r"taking everything into account)\b"
     r"|\bif (?:I were you|it were me|it was me|I was you|you were my \w+|I were in your "
@@ -80,7 +83,8 @@ _OPERATION = re.compile(
     r"the \w+)|"
     r"go(?:ing)? ahead|proceed(?:ing)?|the knife|theatre|booked|the (?:OR|theatre) (?:list|"
     r"schedule)|"
-    r"sign|definitive (?:surgery|management|treatment))\b",
+    r"sign|definitive (?:surgery|management|treatment)|"
+    r"do (?:it|this|that) (?:now|soon|straight away|right away|quickly|this (?:week|month)))\b",
     _I,
 )
 _NON_OPERATIVE = re.compile(
@@ -127,7 +131,8 @@ _CONDITIONED = re.compile(
 """What follows an option that makes it a plan for a condition, not advice now: "repair if it
 reaches 5.5 cm", "an operation once it grows", "repair at 5.5 cm"."""
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|once|when|unless|should|until)\s+(?:it|the (?:aneurysm|tumou?r|swelling|bulge|"
+    r"\b(?:if|once|when|unless|should|until)\s+(?:it(?! (?:was|were) (?:me|my|your)\b)|"
+    r"the (?:aneurysm|tumou?r|swelling|bulge|"
     r"lung|scan|collapse)|they|things|you (?:ever )?(?:have|get|had) (?:a|another))\b"
     r"|\b(?:if|should|in case|whether) you(?:'d| would)? (?:decide|choose|prefer|rather|don't|"
     r"do not|"
@@ -277,6 +282,15 @@ _PRONOUN_ADVICE = re.compile(
 )
 
 
+_ANNOUNCED_ADVICE = re.compile(
+    r"\b(?:what|this is what|here's what|here is what) (?:I|we)(?:'d| would)? (?:recommend|advise|"
+    r"suggest|propose)(?: for you| to you)?\W*$|\b(?:my|our) (?:advice|recommendation|plan)"
+    r"(?: for you)? is (?:this|simple|as follows)\W*$",
+    _I,
+)
+"""A frame that announces advice and ends its sentence: the advice is the next sentence."""
+
+
 def turn_stance(sentences: list[str]) -> tuple[Stance, str]:
     """The turn's stance (its last own advice, else its last reported guideline) and the
     sentence that gave it. Advice about "it" ("That's why I'd recommend it") takes its object
@@ -284,12 +298,16 @@ def turn_stance(sentences: list[str]) -> tuple[Stance, str]:
     own: list[tuple[Stance, str]] = []
     reported: list[tuple[Stance, str]] = []
     previous = ""
-    for sentence in sentences:
+    for index, sentence in enumerate(sentences):
         stance, is_own = sentence_stance(sentence)
         found = _PRONOUN_ADVICE.search(sentence) if previous else None
         if stance == "neutral" and found is not None:
             resolved = f"{sentence[: found.end()]} {previous}{sentence[found.end() :]}"
             stance, is_own = sentence_stance(resolved)
+        following = sentences[index + 1] if index + 1 < len(sentences) else ""
+        if stance == "neutral" and following and _ANNOUNCED_ADVICE.search(sentence):
+            # "Here's what I'd recommend for you. An ultrasound scan about once a year."
+            stance, is_own = sentence_stance(f"{sentence.rstrip(' .:')}: {following}")
         previous = sentence
         if stance != "neutral":
             (own if is_own else reported).append((stance, sentence))
