@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from gaa.evidence._prefilter import candidates, lowered_for_prefilter
 from gaa.evidence.rules import RuleDataError, compile_patterns, load_rule_file
 
 Polarity = Literal["harm", "good", "neutral"]
@@ -65,10 +66,11 @@ def lexicon() -> Lexicon:
 
 def quantities_in(text: str) -> set[str]:
     """The quantities whose cues appear in ``text``."""
+    lowered = lowered_for_prefilter(text)
     return {
         name
         for name, quantity in lexicon().quantities.items()
-        if any(p.search(text) for p in quantity.cues)
+        if any(p.search(text) for p in candidates(quantity.cues, lowered))
     }
 
 

@@ -15,6 +15,7 @@ import yaml
 
 from gaa._resources import prompts_dir
 from gaa.errors import GAAError
+from gaa.evidence._prefilter import candidates, lowered_for_prefilter
 
 Severity = Literal["critical", "major"]
 _NEGATION = re.compile(
@@ -85,10 +86,13 @@ def find_unnegated(
     default: "no need for a second opinion" is not an offer of one, "I can't guarantee" is not
     a guarantee)."""
     text = normalise(text)
-    screen = any_of(patterns)
+    possible = candidates(patterns, lowered_for_prefilter(text))
+    if not possible:
+        return None  # every pattern needs a word the text lacks
+    screen = any_of(patterns) if len(possible) == len(patterns) else None
     if screen is not None and screen.search(text) is None:
         return None  # no pattern matches anywhere: one search instead of one per pattern
-    for pattern in patterns:
+    for pattern in possible:
         always = pattern.pattern.startswith(ALWAYS)
         for match in pattern.finditer(text):
             before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
@@ -133,8 +137,10 @@ class Together:
 
     def find(self, sentence: str) -> str | None:
         spans = []
+        lowered = lowered_for_prefilter(sentence)
         for patterns in self.terms:
-            match = next((m for p in patterns if (m := p.search(sentence))), None)
+            possible = candidates(patterns, lowered)
+            match = next((m for p in possible if (m := p.search(sentence))), None)
             if match is None:
                 return None
             spans.append((match.start(), match.end()))

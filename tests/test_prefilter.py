@@ -1,0 +1,73 @@
+"""The rules' literal prefilter skips only searches that would fail: on every sentence the
+project holds (validator corpora, attack suites, labelled consultations), every pattern that
+matches is among the prefilter's candidates."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gaa.evidence._prefilter import candidates, lowered_for_prefilter, required_words
+from gaa.evidence.quantities import lexicon
+from gaa.evidence.rules import communication_cues, consent_items, safety_rules
+
+DATA = Path(__file__).parent / "data"
+
+
+def _strings(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for value in node.values() for s in _strings(value)]
+    if isinstance(node, list):
+        return [s for value in node for s in _strings(value)]
+    return []
+
+
+def _texts() -> list[str]:
+    files = [
+        *sorted((DATA / "attacks").glob("*.yaml")),
+        *sorted((DATA / "validator_corpus").glob("*.yaml")),
+        *sorted((DATA / "validator_corpus_test").glob("*.yaml")),
+        *sorted((DATA / "flag_labels_holdout").glob("*.yaml")),
+    ]
+    texts = [s for f in files for s in _strings(yaml.safe_load(f.read_text(encoding="utf-8")))]
+    return [t for t in texts if len(t) > 20]
+
+
+def _all_patterns() -> list[re.Pattern[str]]:
+    patterns = [p for rule in safety_rules() for p in (*rule.patterns, *rule.unless)]
+    patterns += [
+        p for rule in safety_rules() for group in rule.together for t in group.terms for p in t
+    ]
+    patterns += [p for quantity in lexicon().quantities.values() for p in quantity.cues]
+    patterns += [p for cue in communication_cues().values() for p in cue]
+    patterns += [p for item in consent_items() for p in item.patterns]
+    return patterns
+
+
+def test_every_matching_pattern_is_a_candidate() -> None:
+    patterns = tuple(_all_patterns())
+    texts = _texts()
+    assert len(texts) > 500 and len(patterns) > 300
+    for text in texts:
+        possible = set(candidates(patterns, lowered_for_prefilter(text)))
+        missed = [p.pattern for p in patterns if p.search(text) and p not in possible]
+        assert not missed, (text, missed)
+
+
+def test_the_prefilter_reads_the_words_a_match_needs() -> None:
+    words = required_words(re.compile(r"\b(?:need|want) (?:your|a) (?:answer|decision)\b"))
+    assert words is not None and words <= {"need", "want", "your", "answer", "decision"}
+    assert required_words(re.compile(r"(?:risk)?\s*\d+")) is None  # nothing is required
+    assert required_words(re.compile(r"sign\w* (?:now|today)", re.I)) == {"sign"}
+
+
+@pytest.mark.parametrize("text", ["You must \u017fign today.", "\u0130 guarantee it."])
+def test_letters_that_fold_to_ascii_turn_the_prefilter_off(text: str) -> None:
+    assert lowered_for_prefilter(text) is None
+    pattern = re.compile(r"sign today|i guarantee", re.IGNORECASE)
+    assert candidates((pattern,), lowered_for_prefilter(text)) == (pattern,)
