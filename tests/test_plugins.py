@@ -167,6 +167,29 @@ def test_an_item_loaded_by_path_is_checked_like_one_given_directly() -> None:
         plugins.catalogue()
 
 
+def test_a_failing_factory_or_stray_arguments_name_the_plugin() -> None:
+    broken = types.SimpleNamespace(
+        register_doctors=gaa.hookimpl(
+            lambda register: register("bad", "json:loads", arguments=("{",))
+        )
+    )
+    with (
+        plugin_registered(broken, name="broken"),
+        pytest.raises(
+            PluginError, match=r"Plugin 'broken' registered doctor 'bad'.*factory failed"
+        ),
+    ):
+        plugins.catalogue().doctors.get("bad")
+    stray = types.SimpleNamespace(
+        register_doctors=gaa.hookimpl(lambda register: register("dr", print, arguments=(1,)))
+    )
+    with (
+        plugin_registered(stray, name="stray"),
+        pytest.raises(PluginError, match=r"doctor 'dr' with arguments but no import path"),
+    ):
+        plugins.catalogue()
+
+
 def test_hook_that_raises_is_reported_with_the_plugin_name() -> None:
     def explode(register: Callable[..., None]) -> None:
         raise RuntimeError("database offline")

@@ -202,6 +202,11 @@ def _named_register(
             owner = f"Plugin '{info.name}' registered {registry.kind} '{name}'"
             item = ImportPath(item, owner, tuple(arguments), functools.partial(check, name))
         else:
+            if arguments:
+                raise PluginError(
+                    f"Plugin '{info.name}' registered {registry.kind} '{name}' with arguments "
+                    "but no import path: arguments are passed to an item given by its path"
+                )
             check(name, item)
         registry.add(
             name, item, plugin=info.name, description=description, distribution=info.distribution

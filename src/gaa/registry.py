@@ -52,7 +52,13 @@ class ImportPath:
                 f"{self.owner} as {self.path!r}, which cannot be imported: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
-        item = found(*self.arguments) if self.arguments else found
+        try:
+            item = found(*self.arguments) if self.arguments else found
+        except Exception as exc:
+            raise PluginError(
+                f"{self.owner} as {self.path!r} with arguments {self.arguments!r}, whose "
+                f"factory failed: {type(exc).__name__}: {exc}"
+            ) from exc
         if self.check is not None:
             self.check(item)
         return item

@@ -110,7 +110,7 @@ def candidates(
 
 
 def lowered_for_prefilter(text: str) -> str | None:
-    """The text lowercased for :func:`may_match`, or ``None`` when it holds a letter whose
+    """The text lowercased for :func:`candidates`, or ``None`` when it holds a letter whose
     case-insensitive match the lowercase would hide."""
     if not text.isascii() and any(char in FOLDS_TO_ASCII for char in text):
         return None

@@ -56,8 +56,13 @@ _BEFORE_UPPER = (
 _BEFORE_LOWER = r"more than|over|above|at least|greater than|upwards of|in excess of|>"
 _BEFORE_NEAR = r"almost|nearly|just under|close to"
 _BOUND = (
-    r"(?:(?P<upper>" + _BEFORE_UPPER + r")|(?P<lower>" + _BEFORE_LOWER + r")|(?P<near>"
-    + _BEFORE_NEAR + r"))\s+(?:about\s+|around\s+|roughly\s+|approximately\s+)?$"
+    r"(?:(?P<upper>"
+    + _BEFORE_UPPER
+    + r")|(?P<lower>"
+    + _BEFORE_LOWER
+    + r")|(?P<near>"
+    + _BEFORE_NEAR
+    + r"))\s+(?:about\s+|around\s+|roughly\s+|approximately\s+)?$"
 )
 _BOUND_BEFORE = re.compile(_BOUND, re.IGNORECASE)
 _PER_YEAR = r"(?:\s*(?:a|per|each|every|/|in a)\s*(?:year|yr|annum)\b|\s+(?:yearly|annually)\b)"
@@ -152,9 +157,9 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
 
-def _bounded(sentence: str, start: int, low: float, high: float, ceiling: float) -> tuple[
-    float, float, int
-]:
+def _bounded(
+    sentence: str, start: int, low: float, high: float, ceiling: float
+) -> tuple[float, float, int]:
     """Widen ``[low, high]`` by a bounds word just before the figure; the new start of the quote."""
     found = _BOUND_BEFORE.search(sentence[max(0, start - 40) : start])
     if not found:

@@ -163,9 +163,7 @@ def _score_claims(
         if any(label.figure in span or span in label.figure for span in spans):
             report.qualifiers += 1  # "alive at five years": read as a qualifier by design
             continue
-        match = next(
-            (c for c in found if _matches(text, label.figure, c.sentence, c.quote)), None
-        )
+        match = next((c for c in found if _matches(text, label.figure, c.sentence, c.quote)), None)
         report.figures.add(True, match is not None)
         if match is None:
             report.tally(report.verdicts, label.verdict).add(True, False)

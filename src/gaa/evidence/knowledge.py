@@ -291,9 +291,11 @@ def check_claim(claim: Claim, case: MedicalCase) -> ClaimVerdict:
 
 
 def _other_reading(claim: Claim, case: MedicalCase) -> KnowledgeFact | None:
-    """A threshold of the case that the figure agrees with: "repair for growth of more than
-    1 cm in a year" names the trigger, not the aneurysm's rate. A figure that some reading
-    supports is ambiguous, and ambiguity never contradicts."""
+    """A threshold of the case that the figure agrees with, in a sentence about a threshold or
+    growth: "repair for growth of more than 1 cm in a year" names the trigger, not a rate. A
+    figure that some reading supports is ambiguous, and ambiguity never contradicts."""
+    if not quantities_in(_normal(claim.sentence)) & {"threshold", "growth"}:
+        return None  # "your biggest stone measures 3 cm" is a size, whatever the threshold
     return next(
         (
             fact

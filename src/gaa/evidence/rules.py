@@ -81,6 +81,7 @@ def find_unnegated(
     negatable: bool = True,
     guard: re.Pattern[str] = _NEGATION,
     breaks: re.Pattern[str] = _CLAUSE_BREAK,
+    inside: bool = False,
 ) -> str | None:
     """The first match not preceded, in the same clause, by a word of ``guard`` (a negation by
     default: "no need for a second opinion" is not an offer of one, "I can't guarantee" is not
@@ -101,19 +102,27 @@ def find_unnegated(
                 continue
             if negatable and _REPORTED.search(before):
                 continue
-            if negatable and not always and _negated_inside(pattern, match.group(0), guard):
+            if inside and not always and _negated_inside(pattern, match.group(0), guard, breaks):
                 continue
             return match.group(0)
     return None
 
 
-def _negated_inside(pattern: re.Pattern[str], found: str, guard: re.Pattern[str]) -> bool:
-    """A negation inside the match that the pattern does not itself need: "decision, you
-    don't need to make it today" matches a pattern whose gap let "don't" in. The negation is
-    the pattern's own ("no real risk") when the match fails without it."""
-    for negation in guard.finditer(found.lower()):
-        start, end = negation.span()
-        blanked = found[:start] + "x" * (end - start) + found[end:]
+def _negated_inside(
+    pattern: re.Pattern[str], found: str, guard: re.Pattern[str], breaks: re.Pattern[str]
+) -> bool:
+    """A negation inside the match, in the clause that ends it, that the pattern does not
+    itself need: "decision, you don't need to make it today" matches a pattern whose gap let
+    "don't" in. The negation is the pattern's own ("no real risk") when the match fails
+    without it; one in an earlier clause ("your decision, not next week, today") negates
+    something else."""
+    last = [m.end() for m in breaks.finditer(found)]
+    start = last[-1] if last else 0
+    for negation in guard.finditer(found[start:].lower()):
+        begin, end = start + negation.start(), start + negation.end()
+        if found[begin:end].lower() != negation.group(0):
+            continue  # lowercasing changed the text's length: leave the match alone
+        blanked = found[:begin] + "x" * (end - begin) + found[end:]
         if pattern.fullmatch(blanked):
             return True
     return False
@@ -191,7 +200,7 @@ class SafetyRule:
         for sentence in pieces:
             if self.unless and any(p.search(sentence) for p in self.unless):
                 continue
-            found = find_unnegated(self.patterns, sentence, self.negatable)
+            found = find_unnegated(self.patterns, sentence, self.negatable, inside=self.negatable)
             if found is not None:
                 return found
         return self._find_together(text)

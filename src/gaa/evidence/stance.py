@@ -45,8 +45,7 @@ _OWN_FRAME = re.compile(
     r"lobectomy|repair|procedure)"
     r"|\bmy (?:honest |strong |clear |firm |own |medical |professional )?(?:advice|recommendation|"
     r"suggestion|view|opinion|feeling|preference|vote|choice|instinct)\b"
-    r"|\b(?:the|our) (?:advice|recommendation)(?: for you| here| for this size)?"
-    r"(?= (?:is|would be)\b|:)"
+    r"|\bour (?:advice|recommendation)(?: for you| here)?(?= (?:is|would be)\b|:)"
     r"|^\W*(?:advice|recommendation|plan)\s*:"
     r"|\b(?:on balance|all things considered|weighing (?:it|everything|it all) up|all in all|"
     r"taking everything into account)\b"
@@ -70,7 +69,9 @@ _OWN_FRAME = re.compile(
 _GUIDELINE_FRAME = re.compile(
     r"\b(?:guidelines?|guidance|the evidence|specialists?|experts?|the (?:team|MDT|"
     r"multidisciplinary team)|NICE|BTS|NCCN|national advice|standard (?:care|practice|treatment))"
-    r"\b[^.?!]{0,40}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards))\w*",
+    r"\b[^.?!]{0,40}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards))\w*"
+    r"|\bthe (?:advice|recommendation)(?: for you| here| for this size| at this size)?"
+    r"(?= (?:is|would be)\b|:)",
     _I,
 )
 _OPERATION = re.compile(
@@ -84,7 +85,7 @@ _OPERATION = re.compile(
     r"go(?:ing)? ahead|proceed(?:ing)?|the knife|theatre|booked|the (?:OR|theatre) (?:list|"
     r"schedule)|"
     r"sign|definitive (?:surgery|management|treatment)|"
-    r"do (?:it|this|that) (?:now|soon|straight away|right away|quickly|this (?:week|month)))\b",
+    r"do (?:it|this|that) (?:now|straight away|right away))\b",
     _I,
 )
 _NON_OPERATIVE = re.compile(
@@ -123,11 +124,15 @@ _CONDITIONED = re.compile(
     r"there|the (?:aneurysm|swelling|bulge|artery|aorta|tumou?r|nodule|lung|collapse|size|"
     r"diameter|growth|scan|scans))\b"
     r"|(?:above|beyond|past|reaches|reaching|gets to)\s+(?:about\s+|around\s+|roughly\s+)?"
-    r"(?:\d|five|six)"
-    r"|at\s+(?:a size of\s+|a diameter of\s+)?(?:about\s+|around\s+)?(?:\d+(?:\.\d+)?|five|six)"
-    r"(?:\s*(?:point\s+\w+\s*)?)(?:cm|centimet\w*|mm|millimet\w*))",
+    r"(?:\d|five|six))",
     _I,
 )
+_AT_SIZE = re.compile(
+    r"^[\s,]*(?:it\s+)?at\s+(?:a size of\s+|a diameter of\s+)?(?:about\s+|around\s+)?"
+    r"(?:\d+(?:\.\d+)?|five|six)\s*(?:point\s+\w+\s*)?(?:cm|centimet\w*|mm|millimet\w*)",
+    _I,
+)
+"""A size right after the option is its trigger: "we'd fix it at 5.5 centimetres"."""
 """What follows an option that makes it a plan for a condition, not advice now: "repair if it
 reaches 5.5 cm", "an operation once it grows", "repair at 5.5 cm"."""
 _HYPOTHETICAL = re.compile(
@@ -161,6 +166,8 @@ MAX_SENTENCE_CHARS = 1_000
 def _conditioned(after: str) -> bool:
     """Whether the words after an option put it under a condition, with no other option
     between them ("checks, with repair if it grows": the condition is the repair's)."""
+    if _AT_SIZE.search(after):
+        return True
     found = _CONDITIONED.search(after)
     if found is None:
         return False
@@ -283,9 +290,9 @@ _PRONOUN_ADVICE = re.compile(
 
 
 _ANNOUNCED_ADVICE = re.compile(
-    r"\b(?:what|this is what|here's what|here is what) (?:I|we)(?:'d| would)? (?:recommend|advise|"
-    r"suggest|propose)(?: for you| to you)?\W*$|\b(?:my|our) (?:advice|recommendation|plan)"
-    r"(?: for you)? is (?:this|simple|as follows)\W*$",
+    r"^\W*(?:(?:so|now|well|okay|ok|right)\b\W*)?(?:(?:here's|here is|this is) what (?:I|we)"
+    r"(?:'d| would)? (?:recommend|advise|suggest|propose)(?: for you| to you)?"
+    r"|(?:my|our) (?:advice|recommendation|plan)(?: for you)? is (?:this|simple|as follows))\W*$",
     _I,
 )
 """A frame that announces advice and ends its sentence: the advice is the next sentence."""
