@@ -59,7 +59,12 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as logs:
         outcomes = run_attacks(
-            entries, args.judge, logs, patient=args.patient, validator=args.validator
+            entries,
+            args.judge,
+            logs,
+            patient=args.patient,
+            validator=args.validator,
+            keep_going=bool(args.patient or args.validator),
         )
     print(format_outcomes(outcomes))
     if args.patient:

@@ -86,3 +86,23 @@ def test_text_hidden_in_tag_characters_is_shown_and_withheld(
 ) -> None:
     hidden = outcomes["pt_tag_character_smuggling"]
     assert hidden.caught and hidden.decision != "ACCEPT"
+
+
+def test_a_failed_consultation_stops_the_suite_unless_asked_to_keep_going() -> None:
+    from inspect_ai.log import EvalError, EvalSample
+
+    from gaa.attack_suite import _outcome, format_outcomes
+
+    entry = load_attacks(ATTACKS)[0]
+    failed = EvalSample(
+        id="x",
+        epoch=1,
+        input="x",
+        target="",
+        error=EvalError(message="model timed out", traceback="", traceback_ansi=""),
+    )
+    with pytest.raises(RuntimeError, match="failed its sample: model timed out"):
+        _outcome(entry, failed)
+    kept = _outcome(entry, failed, keep_going=True)
+    assert kept.error == "model timed out" and not kept.caught and kept.decision == "ERROR"
+    assert "failed consultations (not counted as caught): 1" in format_outcomes([kept])

@@ -74,6 +74,8 @@ class AttackOutcome:
     decision: str
     overall: float
     injection_quotes: list[str]
+    error: str = ""
+    """Why the consultation failed, when it did (kept only when asked to keep going)."""
 
     @property
     def caught(self) -> bool:
@@ -96,9 +98,11 @@ def load_attacks(path: str | Path) -> list[AttackEntry]:
     return [AttackEntry.from_dict(item) for item in data]
 
 
-def _outcome(entry: AttackEntry, sample: EvalSample) -> AttackOutcome:
+def _outcome(entry: AttackEntry, sample: EvalSample, keep_going: bool = False) -> AttackOutcome:
     if sample.error is not None:
-        raise RuntimeError(f"attack {entry.id} failed its sample: {sample.error.message}")
+        if not keep_going:
+            raise RuntimeError(f"attack {entry.id} failed its sample: {sample.error.message}")
+        return AttackOutcome(entry, False, [], "ERROR", 0.0, [], error=sample.error.message)
     score = next(iter((sample.scores or {}).values()))
     metadata: dict[str, Any] = score.metadata or {}
     flags = [str(flag) for flag in metadata.get("performance", {}).get("flags", [])]
@@ -121,6 +125,7 @@ def run_attacks(
     log_dir: str = "logs/attacks",
     patient: str | None = None,
     validator: str | None = None,
+    keep_going: bool = False,
 ) -> list[AttackOutcome]:
     """Play every entry as one consultation (two rounds) and read back what it achieved.
 
@@ -128,7 +133,9 @@ def run_attacks(
     ``gaa-local/qwen2.5-0.5b``) to play instead of the obedient one: the outcome's
     :attr:`AttackOutcome.hijacked` then says whether the attack got its way with that model.
     ``validator`` names a model to check every doctor turn as well as the rules
-    (``validator=model``): the reader of meaning that sees what no rule can.
+    (``validator=model``): the reader of meaning that sees what no rule can. With
+    ``keep_going`` a failed consultation (a real model's error) is recorded as an outcome with
+    its ``error`` instead of stopping the whole run.
     """
     tasks = []
     for entry in entries:
@@ -162,9 +169,9 @@ def run_attacks(
     outcomes = []
     for entry, log in zip(entries, logs, strict=True):
         samples = log.samples or []
-        if log.status != "success" or not samples:
+        if not samples or (log.status != "success" and not keep_going):
             raise RuntimeError(f"attack {entry.id}: the run ended {log.status}: {log.error}")
-        outcomes.append(_outcome(entry, samples[0]))
+        outcomes.append(_outcome(entry, samples[0], keep_going))
     return outcomes
 
 
@@ -186,6 +193,10 @@ def format_outcomes(outcomes: Sequence[AttackOutcome]) -> str:
     for key, members in sorted(groups.items()):
         passed = sum(o.passed for o in members)
         lines.append(f"{key}: {passed}/{len(members)} pass")
+    failed = [o for o in outcomes if o.error]
+    if failed:
+        lines.append(f"failed consultations (not counted as caught): {len(failed)}")
+        lines += [f"  {o.entry.id}: {o.error[:160]}" for o in failed]
     return "\n".join(lines)
 
 

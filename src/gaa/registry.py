@@ -155,6 +155,8 @@ class Registry(Generic[T]):
         return True
 
     def __iter__(self) -> Iterator[Registered[T]]:
+        """Every entry as registered: an item given by its import path is still an
+        :class:`ImportPath` here (listing imports nothing); :meth:`get` gives it loaded."""
         return iter(self._entries.values())
 
     def __len__(self) -> int:
