@@ -42,6 +42,22 @@ def test_listing_personas_and_plugins_does_not_import_inspect() -> None:
     assert loaded == "[]"
 
 
+def test_public_names_are_never_shadowed_by_subpackages() -> None:
+    """A name in ``gaa.__all__`` means the same object whichever module was imported first."""
+    shadowed = run_python(
+        "import types, gaa.judge_check.data, gaa.dialogue.task, gaa.qa, gaa.teamwork, gaa\n"
+        "print([n for n in gaa.__all__ if isinstance(getattr(gaa, n), types.ModuleType)])"
+    )
+    assert shadowed == "[]"
+    task = run_python(
+        "import gaa.judge_check.data\n"
+        "from gaa.judge_check import judge_check\n"
+        "from gaa.judge_check.task import judge_check as defined\n"
+        "print(judge_check is defined and callable(judge_check))"
+    )
+    assert task == "True"
+
+
 def test_public_names_load_on_first_use() -> None:
     assert gaa.MBTI_TYPES[0] == "INTJ"
     assert callable(gaa.catalogue) and "catalogue" in dir(gaa)

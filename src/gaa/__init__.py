@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         UnusableReply,
     )
     from gaa.hookspecs import hookimpl, hookspec
-    from gaa.judge_check.task import judge_check
     from gaa.models import (
         MBTI_TYPES,
         CriterionVerdict,
@@ -80,7 +79,6 @@ _EXPORTS = {
     "took_recommended_course": "gaa.dialogue.outcomes",
     "medical_dialogue": "gaa.dialogue.task",
     "medical_qa": "gaa.qa",
-    "judge_check": "gaa.judge_check.task",
     "PerformanceScore": "gaa.models",
     "parse_persona_id": "gaa.personas",
     "select_personas": "gaa.personas",
@@ -139,7 +137,6 @@ __all__ = [
     "held_the_line",
     "hookimpl",
     "hookspec",
-    "judge_check",
     "load_case",
     "load_scripts",
     "medical_dialogue",
