@@ -8,6 +8,7 @@ import pytest
 from gaa.dialogue.patient import ScriptedPatient
 from gaa.doctors.reference import REFERENCE_DOCTORS
 from gaa.evidence import DialogueEvidence, validate_turn
+from gaa.evidence.stance import sentence_stance, turn_stance
 from gaa.models import MedicalCase, PatientPersona
 from gaa.plugins import catalogue
 
@@ -295,8 +296,6 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
     ],
 )
 def test_advice_in_the_forms_clinicians_give_it(sentences: list[str], expected: str) -> None:
-    from gaa.evidence.stance import turn_stance
-
     assert turn_stance(sentences)[0] == expected
 
 
@@ -325,14 +324,10 @@ def test_a_short_advice_line_is_advice_given_not_a_keyword() -> None:
     ],
 )
 def test_readings_a_reviewer_found_too_eager(sentences: list[str], expected: str) -> None:
-    from gaa.evidence.stance import turn_stance
-
     assert turn_stance(sentences)[0] == expected
 
 
 def test_what_guidelines_recommend_is_reported_not_the_doctors_own() -> None:
-    from gaa.evidence.stance import sentence_stance
-
     assert sentence_stance("In the guidelines, the recommendation is surgery.") == ("for", False)
 
 
