@@ -39,7 +39,7 @@ OFFLINE = {"doctor": "reference/exemplary", "patient": "scripted", "judge": "rul
 )
 def test_bad_arguments_are_named(argument: str, value: object, message: str) -> None:
     with pytest.raises(BenchmarkConfigError, match=message.replace("(", r"\(")):
-        medical_dialogue(**{**OFFLINE, argument: value})  # type: ignore[arg-type]
+        medical_dialogue(**{**OFFLINE, argument: value})
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,7 @@ def test_bad_arguments_are_named(argument: str, value: object, message: str) -> 
 )
 def test_switches_accept_the_usual_spellings(value: object, expected: bool) -> None:
     assert parse_bool("reveal_persona", value) is expected
-    task = medical_dialogue(**{**OFFLINE, "reveal_persona": value, "max_rounds": "3"})  # type: ignore[arg-type]
+    task = medical_dialogue(**{**OFFLINE, "reveal_persona": value, "max_rounds": "3"})
     assert task.metadata is not None and task.metadata["max_rounds"] == 3
 
 
@@ -102,3 +102,34 @@ def test_the_readme_persona_patterns_pass_through_the_command_line(pattern: str)
 
 MBTI = ("INTJ", "INTP", "ENTJ", "ENTP", "INFJ", "INFP", "ENFJ", "ENFP",
         "ISTJ", "ISFJ", "ESTJ", "ESFJ", "ISTP", "ISFP", "ESTP", "ESFP")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("task_file", "defined_in"),
+    [
+        ("medical_dialogue", "gaa.dialogue.task"),
+        ("medical_qa", "gaa.qa.task"),
+        ("judge_check", "gaa.judge_check.task"),
+    ],
+)
+def test_each_task_file_offers_the_packages_arguments_and_defaults(
+    task_file: str, defined_in: str
+) -> None:
+    """Inspect finds a file's tasks by parsing it for ``@task`` definitions, so tasks/*.py must
+    repeat each signature; this keeps the copies in step with the package's."""
+    import importlib
+    import importlib.util
+    import inspect
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "tasks" / f"{task_file}.py"
+    spec = importlib.util.spec_from_file_location(f"task_file_{task_file}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def offered(function: object) -> list[tuple[str, object]]:
+        return [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+
+    package = getattr(importlib.import_module(defined_in), task_file)
+    assert offered(getattr(module, task_file)) == offered(package)
