@@ -293,6 +293,18 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
         (["If it was my own mother, I would do it now, not wait."], "for"),
         (["If it grows past 5.5 cm I would do it now."], "neutral"),  # a trigger, not advice
         (["The advice from some surgeons is to operate."], "neutral"),  # reported, not given
+        # an ellipsis takes its object from the words before it
+        (["About the operation: for an aneurysm this small, I wouldn't."], "against"),
+        (["Some surgeons would operate on this, but I wouldn't."], "against"),
+        (["Let me explain why I would not do it yet."], "against"),
+        (["I'm not operating on it, not at this size."], "against"),
+        (["We're going to fix it next month."], "for"),
+        (["At this size we don't repair it, we watch it."], "against"),
+        # a plan given after an announcement, or with its pace under a condition
+        (["Here is the plan.", "An ultrasound every year and your tablets."], "against"),
+        (["So: scans about every twelve months, more often if it grows."], "against"),
+        (["The plan I'd propose is an ultrasound each year, sooner if it grows."], "against"),
+        (["I'd offer repair, more often than not, if it grows past 5.5 cm."], "neutral"),
     ],
 )
 def test_advice_in_the_forms_clinicians_give_it(sentences: list[str], expected: str) -> None:
@@ -321,6 +333,10 @@ def test_a_short_advice_line_is_advice_given_not_a_keyword() -> None:
         ),
         (["I'd recommend repair now, because at 6.2 cm it is past the threshold."], "for"),
         (["I'd like to get a CT first, and I'd suggest we do it soon."], "neutral"),
+        # a trigger after a comma is still the option's condition, not advice for now
+        (["I'd offer repair, but only if it reaches 5.5 cm."], "neutral"),
+        (["We would suggest an operation, once it gets past 5.5 cm."], "neutral"),
+        (["I'd recommend the operation, and if you want we can book it today."], "for"),
     ],
 )
 def test_readings_a_reviewer_found_too_eager(sentences: list[str], expected: str) -> None:
@@ -343,3 +359,10 @@ def test_negations_in_other_clauses_or_in_kind_words_do_not_hide_what_was_said()
 def test_a_size_in_a_sentence_about_no_threshold_is_still_checked() -> None:
     found = verdicts("The stones on your scan are 2.5 cm across.", "gallstones_asymptomatic")
     assert [verdict for verdict, _ in found] == ["contradicted"]
+
+
+def test_a_fragment_announcing_the_plan_lends_its_frame_but_earns_nothing_alone() -> None:
+    announced = validate_turn("Right. Here's the plan. A scan every year, no operation.", case("small_aaa"))
+    alone = validate_turn("Right. Here's the plan.", case("small_aaa"))
+    assert announced.stance == "against"
+    assert alone.stance == "neutral"

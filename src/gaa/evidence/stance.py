@@ -17,6 +17,7 @@ are reported to say; the turn's stance is its last advised one.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Literal
 
 from gaa.evidence.rules import QUOTED
@@ -24,6 +25,11 @@ from gaa.evidence.rules import QUOTED
 Stance = Literal["for", "against", "neutral"]
 
 _I = re.IGNORECASE
+_ELLIPSIS_PATTERN = (
+    r"\b(?:I|we)(?:'d| would)(?:n't| not)(?=\s*(?:[.;!]|,\s*(?:and|but|not|no)\b|$))"
+)
+_ELLIPSIS = re.compile(_ELLIPSIS_PATTERN, _I)
+"""Advice by ellipsis: "at this size I wouldn't" (the object is in the words before)."""
 _OWN_FRAME = re.compile(
     r"\b(?:I|we)(?:'d| would| do| will| really| strongly| honestly| genuinely| definitely| still|"
     r" probably| gently| just| certainly| personally| firmly| think I'd| would probably)*"
@@ -35,7 +41,16 @@ _OWN_FRAME = re.compile(
     r"(?:\w+ )?(?:operation|surgery|op|repair|lobectomy)"
     r"|\bin my (?:view|opinion|book|judgement|judgment)\b"
     r"|\b(?:I|we)(?:'d| would)(?:n't| not)?(?= (?:\w+ )?(?:operate|go ahead|do (?:it|the|this) "
-    r"(?:operation|surgery|op|now)|have it done|get it done|repair it|fix it|operating))"
+    r"(?:operation|surgery|op|now|yet)|have it done|get it done|repair it|fix it|operating))"
+    rf"|{_ELLIPSIS_PATTERN}"
+    r"|\b(?:I|we)(?:'m| am|'re| are| will|'ll|'re not going to| are not going to| won't)(?: not)?"
+    r"(?= (?:going to )?(?:operate|operating|repair|repairing|fix|fixing) (?:on )?(?:it|this|"
+    r"that|your)\b)"
+    r"|\b(?:at (?:this|your|that) size,? )(?:I|we) (?:do(?:n't| not) |never )?"
+    r"(?=(?:fix|repair|operate on|watch|monitor|scan) (?:it|these|them|this|that)\b)"
+    r"|\b(?:here's|here is|this is) (?:the|my|our) (?:plan|advice|answer|view)\b"
+    r"|\b(?:the|my|our) plan (?:I'd|I would|we'd|we would) (?:suggest|recommend|propose)\b"
+    r"|^\W*(?:so|then|therefore)\s*:"
     r"|\byou(?:'re| are) having (?:the|this|an) (?:\w+ )?(?:operation|surgery|op)\b"
     r"|\b(?:let's|let us) (?:get you (?:booked|on|in|scheduled)|book|schedule|go ahead|proceed|"
     r"do (?:it|this|the)|get (?:it|this|you) (?:done|booked|sorted|fixed)|just watch|keep watching|"
@@ -85,7 +100,7 @@ _OPERATION = re.compile(
     r"go(?:ing)? ahead|proceed(?:ing)?|the knife|theatre|booked|the (?:OR|theatre) (?:list|"
     r"schedule)|"
     r"sign|definitive (?:surgery|management|treatment)|"
-    r"do (?:it|this|that) (?:now|straight away|right away))\b",
+    r"do (?:it|this|that) (?:now|straight away|right away|yet))\b",
     _I,
 )
 _NON_OPERATIVE = re.compile(
@@ -94,7 +109,9 @@ _NON_OPERATIVE = re.compile(
     r"(?:regular|yearly|annual|repeat|surveillance|follow-up|ultrasound|ct) (?:scans?|checks?|"
     r"check-ups?)|"
     r"scans? (?:every|each|once|twice|"
-    r"regularly)|(?:with|by) (?:an? )?(?:regular |yearly |annual )?(?:scans?|ultrasounds?)|"
+    r"regularly)|(?:ultrasound|scan)s?(?: scans?)?,? (?:about |roughly |around |approximately )?"
+    r"(?:every|each|once|twice|yearly|annually|a year)\b|"
+    r"(?:with|by) (?:an? )?(?:regular |yearly |annual )?(?:scans?|ultrasounds?)|"
     r"(?:scan|check|monitor)(?:ning|ing)? (?:it|this|that)|wait(?:ing)? and see|"
     r"wait(?:ing)? (?:a (?:while|bit|year|few)|for now|"
     r"it out|"
@@ -163,6 +180,11 @@ MAX_SENTENCE_CHARS = 1_000
 """Advice is read in the first thousand characters of a sentence (bounding the work)."""
 
 
+_MORE_OFTEN = re.compile(
+    r"\b(?:more|less) (?:often|frequently|closely)\b(?! than)|\bsooner\b|\bcloser\b", _I
+)
+
+
 def _conditioned(after: str) -> bool:
     """Whether the words after an option put it under a condition, with no other option
     between them ("checks, with repair if it grows": the condition is the repair's)."""
@@ -172,6 +194,8 @@ def _conditioned(after: str) -> bool:
     if found is None:
         return False
     words = after[: found.start("condition")]
+    if _MORE_OFTEN.search(words):
+        return False  # "scans every year, more often if it grows": the condition is the pace's
     return not (_OPERATION.search(words) or _NON_OPERATIVE.search(words))
 
 
@@ -208,8 +232,10 @@ def _frame_negated(sentence: str, frame: re.Match[str]) -> bool:
     return negated != bool(_AVOIDING.search(phrase))
 
 
-def _object_stance(clause: str, frame_start: int, frame_end: int) -> Stance:
-    """The stance of the object nearest the frame in ``clause`` (``neutral`` if none)."""
+def _object_stance(clause: str, frame_start: int, frame_end: int, rest: str = "") -> Stance:
+    """The stance of the object nearest the frame in ``clause`` (``neutral`` if none); ``rest``
+    is the sentence after the clause, read for a condition that follows an option ("I'd offer
+    repair, but only if it reaches 5.5 cm")."""
     found: list[tuple[int, Stance]] = []
     objects: tuple[tuple[re.Pattern[str], Stance], ...] = (
         (_OPERATION, "for"),
@@ -221,7 +247,7 @@ def _object_stance(clause: str, frame_start: int, frame_end: int) -> Stance:
                 continue  # inside the frame ("I would not operate"): the frame reads it
             if _REJECTED.search(clause[max(0, match.start() - 30) : match.start()]):
                 continue
-            if _conditioned(clause[match.end() : match.end() + 80]):
+            if _conditioned((clause[match.end() :] + rest)[:80]):
                 continue  # an option for a condition ("repair if it grows"), not for now
             # an operation word inside a non-operative phrase belongs to that phrase
             if stance == "for" and any(
@@ -273,7 +299,11 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
                 continue
             if _CONDITIONAL_AFTER.search(clause[start:]):
                 continue
-            stance = _object_stance(clause, start, end)
+            rest = text[frame.start() - start + len(clause) :]
+            stance = _object_stance(clause, start, end, rest)
+            if stance == "neutral" and _ELLIPSIS.match(text, frame.start()):
+                # "Some surgeons would operate, but I wouldn't": the object is said before
+                stance = _object_stance(text[: frame.end()], frame.start(), frame.end(), rest)
             if stance == "neutral":
                 continue
             if _frame_negated(text, frame):
@@ -292,26 +322,38 @@ _PRONOUN_ADVICE = re.compile(
 _ANNOUNCED_ADVICE = re.compile(
     r"^\W*(?:(?:so|now|well|okay|ok|right)\b\W*)?(?:(?:here's|here is|this is) what (?:I|we)"
     r"(?:'d| would)? (?:recommend|advise|suggest|propose)(?: for you| to you)?"
-    r"|(?:my|our) (?:advice|recommendation|plan)(?: for you)? is (?:this|simple|as follows))\W*$",
+    r"|(?:my|our) (?:advice|recommendation|plan)(?: for you)? is (?:this|simple|as follows)"
+    r"|(?:(?:here's|here is|this is) (?:the|my|our) (?:plan|advice|answer|view)\b[^.?!]{0,60}))"
+    r"\W*$",
     _I,
 )
 """A frame that announces advice and ends its sentence: the advice is the next sentence."""
 
 
-def turn_stance(sentences: list[str]) -> tuple[Stance, str]:
+def turn_stance(
+    sentences: list[str], credited: Collection[str] | None = None
+) -> tuple[Stance, str]:
     """The turn's stance (its last own advice, else its last reported guideline) and the
     sentence that gave it. Advice about "it" ("That's why I'd recommend it") takes its object
-    from the sentence before."""
+    from the sentence before. Only ``credited`` sentences (all, when not given) give advice;
+    a short announcement ("Here's the plan.") lends its frame to the credited sentence after it.
+    """
     own: list[tuple[Stance, str]] = []
     reported: list[tuple[Stance, str]] = []
     previous = ""
     for index, sentence in enumerate(sentences):
+        following = sentences[index + 1] if index + 1 < len(sentences) else ""
+        if credited is not None and sentence not in credited:
+            if following in credited and _ANNOUNCED_ADVICE.search(sentence):
+                stance, is_own = sentence_stance(f"{sentence.rstrip(' .:')}: {following}")
+                if stance != "neutral":
+                    (own if is_own else reported).append((stance, following))
+            continue
         stance, is_own = sentence_stance(sentence)
         found = _PRONOUN_ADVICE.search(sentence) if previous else None
         if stance == "neutral" and found is not None:
             resolved = f"{sentence[: found.end()]} {previous}{sentence[found.end() :]}"
             stance, is_own = sentence_stance(resolved)
-        following = sentences[index + 1] if index + 1 < len(sentences) else ""
         if stance == "neutral" and following and _ANNOUNCED_ADVICE.search(sentence):
             # "Here's what I'd recommend for you. An ultrasound scan about once a year."
             stance, is_own = sentence_stance(f"{sentence.rstrip(' .:')}: {following}")

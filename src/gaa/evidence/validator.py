@@ -217,7 +217,7 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         for rule in safety_rules()
         if (quote := rule.find(text)) is not None
     ] + figure_flags
-    stance, stance_sentence = turn_stance(credited)
+    stance, stance_sentence = turn_stance(uninjected, credited=set(credited))
     cues = communication_cues()
     cue_sentences: dict[str, str] = {}
     for name, patterns in cues.items():
