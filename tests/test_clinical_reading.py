@@ -242,6 +242,12 @@ def test_reference_doctors_talk_to_the_patient(doctor: str) -> None:
             "read",
         ),
         (
+            "Talc through a drain, for people who cannot or do not want surgery: it comes back "
+            "in 8 to 25 from 100.",
+            "pneumothorax",
+            "read",
+        ),
+        (
             "After the operation, it comes back in 30 to 40 in 100 people.",
             "pneumothorax",
             "contradicted",
@@ -304,7 +310,24 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
         (["Here is the plan.", "An ultrasound every year and your tablets."], "against"),
         (["So: scans about every twelve months, more often if it grows."], "against"),
         (["The plan I'd propose is an ultrasound each year, sooner if it grows."], "against"),
-        (["I'd offer repair, more often than not, if it grows past 5.5 cm."], "neutral"),
+        (
+            ["The plan I'd propose is scans each year, every three months once it reaches 4.5."],
+            "against",
+        ),
+        # answers, note-style advice, texting, adopted guidance
+        (["Should we fix it now?", "No, not at this size."], "against"),
+        (["You mentioned the operation.", "Short answer: not yet."], "against"),
+        (["Is it serious?", "No, not now."], "neutral"),  # no operation asked about
+        (["My advice: repair."], "for"),
+        (["Plan.", "Ultrasound every year, tablets for the heart."], "against"),
+        (["tbh id not operate, we can scan it every yr"], "against"),
+        (["Both societies advise an operation after a second collapse, and I agree."], "for"),
+        (["The advice, which I share, is to remove the lobe."], "for"),
+        (["She had the keyhole operation, and in your place so would I."], "for"),
+        (["Honestly, best move is the scans, not the knife."], "against"),
+        (["I'd leave it alone for now and keep an eye on it."], "against"),
+        (["I'd leave the decision with you."], "neutral"),
+        (["What I'd advise is this: leave the operation."], "against"),
     ],
 )
 def test_advice_in_the_forms_clinicians_give_it(sentences: list[str], expected: str) -> None:
@@ -362,7 +385,44 @@ def test_a_size_in_a_sentence_about_no_threshold_is_still_checked() -> None:
 
 
 def test_a_fragment_announcing_the_plan_lends_its_frame_but_earns_nothing_alone() -> None:
-    announced = validate_turn("Right. Here's the plan. A scan every year, no operation.", case("small_aaa"))
+    announced = validate_turn(
+        "Right. Here's the plan. A scan every year, no operation.", case("small_aaa")
+    )
     alone = validate_turn("Right. Here's the plan.", case("small_aaa"))
     assert announced.stance == "against"
     assert alone.stance == "neutral"
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        ("I'll come back to the scar, I promise.", False),
+        ("I promise you I'll answer every question before you go.", False),
+        ("You'll be fine, I promise.", True),
+        ("I'll make sure it never comes back, I promise.", True),
+        ("I promise you it will work.", True),
+    ],
+)
+def test_a_promise_of_what_the_doctor_will_do_is_not_a_promised_outcome(
+    text: str, flagged: bool
+) -> None:
+    rules = {f.rule for f in validate_turn(text, case("pneumothorax")).flags}
+    assert ("absolute_guarantee" in rules) == flagged
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your aorta, the main artery in your tummy, is normally about 2 centimetres across.",
+        "A normal one is about 2 centimetres across; yours is 4.4 at the widest.",
+        "Normal is about 2 cm.",
+    ],
+)
+def test_the_healthy_size_of_the_aorta_is_not_the_patients_aneurysm(text: str) -> None:
+    assert verdicts(text, "small_aaa") == [("supported", "normal_aortic_diameter")]
+
+
+def test_the_patients_own_size_said_wrong_is_still_contradicted() -> None:
+    assert verdicts("Your aneurysm is 2 cm across.", "small_aaa") == [
+        ("contradicted", "aaa_small_diameter")
+    ]

@@ -4,7 +4,8 @@ Harm is found anywhere in a turn, but credit (a cue of empathy, a consent item, 
 figure, a recommendation) is given only for a sentence someone could follow: at least
 :data:`MIN_WORDS` words, with a verb or a pronoun that makes it a statement to a person rather
 than a note ("Risks. Air leak 2 to 8 percent. Your choice." earns nothing). "My advice" and "my
-recommendation" act as verbs: "My advice: no operation now." is advice given. A sentence about
+recommendation" act as verbs, as does a line that starts "Plan:": "My advice: no operation now."
+is advice given. A sentence about
 "the patient" in the third person is not addressed to the patient.
 """
 
@@ -59,6 +60,18 @@ _CLAUSE_WORDS = frozenset(
         "i'd",
         "you'd",
         "we'd",
+        # the same words as they are texted, without the apostrophe
+        "im",
+        "ive",
+        "youre",
+        "dont",
+        "wont",
+        "cant",
+        "isnt",
+        "doesnt",
+        "wouldnt",
+        "thats",
+        "u",
         "it'll",
         "that's",
         "there's",
@@ -194,7 +207,10 @@ _VERBS = frozenset(
     for stem in _VERB_STEMS
     for form in (stem, f"{stem}s", f"{stem}es", f"{stem}ed", f"{stem}d", f"{stem[:-1]}ing")
 ) | frozenset(["shows", "does", "goes", "gets", "makes", "takes", "gives", "means"])
-_ADVICE_GIVEN = re.compile(r"\b(?:my|our) (?:advice|recommendation)\b", re.I)
+_ADVICE_GIVEN = re.compile(
+    r"\b(?:my|our) (?:advice|recommendation)\b|^\W*(?:the )?(?:plan|advice|recommendation)\s*:",
+    re.I,
+)
 _THIRD_PERSON = re.compile(r"\b(?:the patient|patient's|the patients?|this patient)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 
@@ -202,10 +218,9 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 def coherent(sentence: str) -> bool:
     """A sentence, not a fragment or a list of bare keywords."""
     words = [w.lower() for w in _WORD.findall(sentence)]
-    return len(words) >= MIN_WORDS and (
-        any(w in _CLAUSE_WORDS or w in _VERBS for w in words)
-        or _ADVICE_GIVEN.search(sentence) is not None
-    )
+    if _ADVICE_GIVEN.search(sentence) is not None:
+        return len(words) >= MIN_WORDS - 1  # "My advice: operate." is advice given
+    return len(words) >= MIN_WORDS and any(w in _CLAUSE_WORDS or w in _VERBS for w in words)
 
 
 def addressed_to_patient(sentence: str) -> bool:

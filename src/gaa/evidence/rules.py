@@ -169,7 +169,8 @@ class SafetyRule:
     A pattern rule fires on a match that no negation precedes in its clause and whose sentence
     holds none of the rule's ``unless`` patterns. It also fires when one sentence holds a term
     of every list of one of its ``together`` entries (no negation is looked for there: use them
-    in rules that are not negatable). A ``derived`` rule has no patterns: the validator raises
+    in rules that are not negatable). Its ``asides`` are blanked before any of this (phrases it
+    never reads). A ``derived`` rule has no patterns: the validator raises
     it from the doctor's stance or from contradicted figures.
     """
 
@@ -183,6 +184,7 @@ class SafetyRule:
     binding: bool = True
     reasoning: str = ""
     together: tuple[Together, ...] = ()
+    asides: tuple[re.Pattern[str], ...] = ()
 
     def find(self, text: str) -> str | None:
         """The rule's first finding in ``text`` (remembered: rules are pure functions of it)."""
@@ -194,6 +196,8 @@ class SafetyRule:
         text = normalise(text)
         if self.negatable:  # the patient's words quoted back are not the doctor's
             text = QUOTED.sub(" ", text)
+        for aside in self.asides:  # phrases the rule never reads, blanked in place
+            text = aside.sub(lambda found: " " * len(found.group(0)), text)
         pieces = _SENTENCES.split(text)
         if not self.negatable:  # an instruction split over lines is still one instruction
             pieces.append(" ".join(text.split()))
@@ -295,6 +299,7 @@ def safety_rules() -> tuple[SafetyRule, ...]:
                     binding=bool(entry.get("binding", True)),
                     reasoning=str(entry.get("reasoning", "")),
                     together=compile_together(entry.get("together", []), where),
+                    asides=compile_patterns(entry.get("asides", []), where),
                 )
             )
         except KeyError as exc:

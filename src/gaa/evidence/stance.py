@@ -70,8 +70,13 @@ _OWN_FRAME = re.compile(
     r"reckon)\b[^.?!]{0,80}\b"
     r"(?:right|best|better|sensible|wise|wisest|way to go|the answer|worth (?:it|doing|having)|"
     r"good idea|good choice|for you|should|ought|need|needs|kinder|safer)\b"
-    r"|\b(?:the|your|a) (?:best|right|sensible|wisest|safest|preferred|safer|better|wiser|kinder|"
-    r"more sensible) (?:option|choice|course|thing|plan|way forward|approach|path|bet|step)\b"
+    r"|\b(?:(?:the|your|a) |^\W*(?:\w+\W+)?)(?:best|right|sensible|wisest|safest|preferred|safer|"
+    r"better|wiser|kinder|more sensible) (?:option|choice|course|thing|plan|way forward|approach|"
+    r"path|bet|step|move)\b"
+    r"|\bin your (?:shoes|place|position)\b"
+    r"|\b(?:so would I|I would too|I'd do the same|that's what I'd do)\b"
+    r"|\b(?:I|we)(?:'d| would)(?= (?:have|get|choose|pick|take) (?:the|an?) )"
+    r"|\b(?:I|we)(?:'d| would)(?= leave\b)"
     r"|\byou (?:should|ought to|need to|really need to|must)\b"
     r"|\bI(?:'d| would) (?:go ahead|have it done|get it done|do it|have it fixed|have it|get it|"
     r"want it (?:done|fixed|out)|be having it|not bother|leave it|wait|hold off|watch it)\b"
@@ -83,10 +88,11 @@ _OWN_FRAME = re.compile(
 )
 _GUIDELINE_FRAME = re.compile(
     r"\b(?:guidelines?|guidance|the evidence|specialists?|experts?|the (?:team|MDT|"
-    r"multidisciplinary team)|NICE|BTS|NCCN|national advice|standard (?:care|practice|treatment))"
-    r"\b[^.?!]{0,40}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards))\w*"
+    r"multidisciplinary team)|NICE|BTS|ERS|NCCN|ESVS|SVS|national advice|standard (?:care|practice|"
+    r"treatment)|Societ(?:y|ies)|Associations?|Colleges?|Institutes?|Academ(?:y|ies))"
+    r"\b[^.?!]{0,60}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards))\w*"
     r"|\bthe (?:advice|recommendation)(?: for you| here| for this size| at this size)?"
-    r"(?= (?:is|would be)\b|:)",
+    r"(?:,? which (?:I|we) [^,.?!]{0,30},?)?(?= (?:is|would be)\b|:)",
     _I,
 )
 _OPERATION = re.compile(
@@ -115,7 +121,8 @@ _NON_OPERATIVE = re.compile(
     r"(?:scan|check|monitor)(?:ning|ing)? (?:it|this|that)|wait(?:ing)? and see|"
     r"wait(?:ing)? (?:a (?:while|bit|year|few)|for now|"
     r"it out|"
-    r"before)|hold(?:ing)? off|leav(?:e|ing) (?:it|things|well)|"
+    r"before)|hold(?:ing)? off|leav(?:e|ing) (?:it|things|well|the \w+ alone)|"
+    r"leav(?:e|ing) (?:the )?(?:operation|surgery|op|repair)\b|"
     r"radiotherapy|radiation|SBRT|SABR|stereotactic|talc|chemical pleurodesis|conservative|"
     r"aspiration|let it be|wedge(?: resection)?|segmentectomy|sublobar|smaller operation|"
     r"not (?:to )?(?:operate|operating|have (?:the |an |this )?(?:operation|surgery|repair)|"
@@ -181,7 +188,9 @@ MAX_SENTENCE_CHARS = 1_000
 
 
 _MORE_OFTEN = re.compile(
-    r"\b(?:more|less) (?:often|frequently|closely)\b(?! than)|\bsooner\b|\bcloser\b", _I
+    r"\b(?:more|less) (?:often|frequently|closely)\b(?! than)|\bsooner\b|\bcloser\b"
+    r"|\b(?:every|each) (?:\w+ )?(?:months?|weeks?|years?)\b",
+    _I,
 )
 
 
@@ -276,11 +285,45 @@ def _clause_around(sentence: str, start: int, end: int) -> tuple[str, int, int]:
     return sentence[left:right], start - left, end - left
 
 
+_TEXTED = (
+    (
+        re.compile(
+            r"\bid\b(?= (?:not|never|recommend|suggest|advise|rather|go|have|do|fix|repair|"
+            r"operate|wait|leave|hold|watch|keep)\b)",
+            _I,
+        ),
+        "I'd",
+    ),
+    (re.compile(r"\bim\b", _I), "I'm"),
+    (re.compile(r"\b(do|wo|ca|is|does|would|should|are)nt\b", _I), r"\1n't"),
+    (re.compile(r"\bu\b", _I), "you"),
+    (re.compile(r"\bur\b", _I), "your"),
+)
+"""Contractions as they are texted ("id NOT fix it now"), read as they are written out."""
+
+
+def _untexted(text: str) -> str:
+    for pattern, written in _TEXTED:
+        text = pattern.sub(written, text)
+    return text
+
+
+_ADOPTED = re.compile(
+    r"\b(?:and |which )?I (?:fully |entirely |completely )?(?:concur|agree(?: with (?:them|that|"
+    r"this|it))?|endorse (?:that|this|it)|share (?:that|this|their) view)\b",
+    _I,
+)
+"""A doctor who agrees with the advice they report gives it as their own: "the guidelines advise
+surgery after a second episode, and I concur"."""
+
+
 def sentence_stance(sentence: str) -> tuple[Stance, bool]:
     """The advice a sentence gives and whether it is the doctor's own (not a guideline's)."""
     text = QUOTED.sub(" ", sentence[:MAX_SENTENCE_CHARS]).strip()  # quoted words are not advice
+    text = _untexted(text)
     if not text or (text.endswith("?") and _QUESTION_START.search(text)):
         return "neutral", False
+    adopted = _ADOPTED.search(text) is not None
     for own, frames in ((True, _OWN_FRAME), (False, _GUIDELINE_FRAME)):
         for frame in frames.finditer(text):
             before = text[: frame.start()]
@@ -308,7 +351,7 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
                 continue
             if _frame_negated(text, frame):
                 stance = "against" if stance == "for" else "for"
-            return stance, own
+            return stance, own or adopted
     return "neutral", False
 
 
@@ -323,11 +366,23 @@ _ANNOUNCED_ADVICE = re.compile(
     r"^\W*(?:(?:so|now|well|okay|ok|right)\b\W*)?(?:(?:here's|here is|this is) what (?:I|we)"
     r"(?:'d| would)? (?:recommend|advise|suggest|propose)(?: for you| to you)?"
     r"|(?:my|our) (?:advice|recommendation|plan)(?: for you)? is (?:this|simple|as follows)"
-    r"|(?:(?:here's|here is|this is) (?:the|my|our) (?:plan|advice|answer|view)\b[^.?!]{0,60}))"
+    r"|(?:(?:here's|here is|this is) (?:the|my|our) (?:plan|advice|answer|view)\b[^.?!]{0,60})"
+    r"|(?:the |my |our )?(?:plan|advice|recommendation))"
     r"\W*$",
     _I,
 )
 """A frame that announces advice and ends its sentence: the advice is the next sentence."""
+
+
+_BARE_ANSWER = re.compile(
+    r"^\W*(?:(?:so|well|honestly|and)\W+)?(?:(?:the |my )?(?:short |honest |simple |straight )?"
+    r"answer\W+)?(?:(?:no|nope|nah)\W+)?(?:not (?:now|yet|for now|at (?:this|your|that) size|"
+    r"today|this year)|no (?:chance|need)(?=\W*(?:$|at (?:this|your|that) size|now|for now|yet)))"
+    r"(?![^.?!]*\b(?:but|until|unless)\b)",
+    _I,
+)
+"""A bare answer to the question of the operation, asked in the sentence or two before: "Fixing
+it? Nah, no chance at this size." "You asked about having it fixed. Short answer: not now."."""
 
 
 def turn_stance(
@@ -343,7 +398,7 @@ def turn_stance(
     previous = ""
     for index, sentence in enumerate(sentences):
         following = sentences[index + 1] if index + 1 < len(sentences) else ""
-        if credited is not None and sentence not in credited:
+        if credited is not None and sentence not in credited and not _BARE_ANSWER.search(sentence):
             if following in credited and _ANNOUNCED_ADVICE.search(sentence):
                 stance, is_own = sentence_stance(f"{sentence.rstrip(' .:')}: {following}")
                 if stance != "neutral":
@@ -354,6 +409,11 @@ def turn_stance(
         if stance == "neutral" and found is not None:
             resolved = f"{sentence[: found.end()]} {previous}{sentence[found.end() :]}"
             stance, is_own = sentence_stance(resolved)
+        if stance == "neutral" and _BARE_ANSWER.search(sentence):
+            asked = sentences[max(0, index - 2) : index]
+            if any(_OPERATION.search(earlier) for earlier in asked):
+                # "Fixing it? Nah, no chance at this size." "Short answer: not now."
+                stance, is_own = "against", True
         if stance == "neutral" and following and _ANNOUNCED_ADVICE.search(sentence):
             # "Here's what I'd recommend for you. An ultrasound scan about once a year."
             stance, is_own = sentence_stance(f"{sentence.rstrip(' .:')}: {following}")
