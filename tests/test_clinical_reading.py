@@ -426,3 +426,15 @@ def test_the_patients_own_size_said_wrong_is_still_contradicted() -> None:
     assert verdicts("Your aneurysm is 2 cm across.", "small_aaa") == [
         ("contradicted", "aaa_small_diameter")
     ]
+
+
+def test_a_choice_in_a_story_about_someone_else_is_not_advice_to_the_patient() -> None:
+    story = "Another man I saw had radiotherapy instead, and that was the right choice for him."
+    assert sentence_stance(story)[0] == "neutral"
+    assert sentence_stance("Radiotherapy is the right choice for you.")[0] == "against"
+
+
+def test_half_of_the_news_is_not_a_figure() -> None:
+    assert (
+        verdicts("I want to tell you the other half of the news: no spread.", "lung_cancer") == []
+    )

@@ -94,7 +94,9 @@ _FRACTION_CLAIM = re.compile(
     + _FRACTION
     + r"(?:\s*(?:-|to|and|or)\s*"
     + _FRACTION
-    + r")?\b(?=\s+(?:of|the|those|people|patients|men|women|will|go|end|need|have|get|are|do))",
+    + r")?\b(?=\s+(?:of (?:\w+ ){0,2}(?:them|those|people|patients|men|women|you|us|cases|"
+    r"aneurysms|tumou?rs|smokers|everyone|all|each)\b|the|those|people|patients|men|women|will|go|"
+    r"end|need|have|get|are|do))",
     re.IGNORECASE,
 )
 UNITS = {

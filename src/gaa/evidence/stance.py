@@ -170,7 +170,7 @@ _HYPOTHETICAL = re.compile(
 )
 _REPORTED = re.compile(
     r"\b(?:you (?:asked|wondered|mentioned|said)(?: me)?(?: whether| if)?|some (?:people|doctors|"
-    r"surgeons)|"
+    r"surgeons)|another (?:man|woman|patient|person|lady|gentleman|chap)|"
     r"other (?:doctors|surgeons)|your (?:friend|family|GP) (?:said|thinks))\b",
     _I,
 )
@@ -229,6 +229,10 @@ _CONDITIONAL_AFTER = re.compile(
     r"(?:at|when|once|if|until|for (?:growth|aneurysms|people|those|tumours|when))\b",
     _I,
 )
+
+
+_FOR_SOMEONE_ELSE = re.compile(r"^[^.;]{0,20}\bfor (?:him|her|them)\b", _I)
+"""Advice for someone in a story ("that was the right choice for him") is not the patient's."""
 
 
 def _frame_negated(sentence: str, frame: re.Match[str]) -> bool:
@@ -340,7 +344,7 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
                 r"\bif (?:I were|it were|it was|I was)", clause, _I
             ):
                 continue
-            if _CONDITIONAL_AFTER.search(clause[start:]):
+            if _CONDITIONAL_AFTER.search(clause[start:]) or _FOR_SOMEONE_ELSE.search(clause[end:]):
                 continue
             rest = text[frame.start() - start + len(clause) :]
             stance = _object_stance(clause, start, end, rest)
