@@ -328,6 +328,34 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
         (["I'd leave it alone for now and keep an eye on it."], "against"),
         (["I'd leave the decision with you."], "neutral"),
         (["What I'd advise is this: leave the operation."], "against"),
+        # a look back at the option just named, and advice announced then given
+        (["Removing the lobe gives the best chance of a cure.", "That's what I'd advise."], "for"),
+        (["Radiotherapy is another route.", "That is not what I'd choose."], "for"),
+        (  # a wish for an outcome, after a sentence that puts no option forward
+            [
+                "My patients say the biggest thing isn't the stent at all, it's the relief.",
+                "That's what I want for you.",
+            ],
+            "neutral",
+        ),
+        (  # the look back skips an option kept for a condition
+            [
+                "At this size the right course is an ultrasound about every 12 months.",
+                "Repair is considered at 5.5 centimetres, or if it causes symptoms.",
+                "That's exactly what I'd advise for you.",
+            ],
+            "against",
+        ),
+        (["Here's what I'd do in your position.", "Have the operation."], "for"),
+        (
+            [
+                "Here's my advice.",
+                "You are fit, your breathing tests are good and the scans show no spread, so you "
+                "are a good candidate for a keyhole operation.",
+            ],
+            "for",
+        ),
+        (["The team's advice, and I'm behind it, is to remove the lobe."], "for"),
     ],
 )
 def test_advice_in_the_forms_clinicians_give_it(sentences: list[str], expected: str) -> None:

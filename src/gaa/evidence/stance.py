@@ -17,9 +17,10 @@ are reported to say; the turn's stance is its last advised one.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Literal
 
+from gaa.evidence.coherence import creditable
 from gaa.evidence.rules import QUOTED
 
 Stance = Literal["for", "against", "neutral"]
@@ -91,8 +92,8 @@ _GUIDELINE_FRAME = re.compile(
     r"multidisciplinary team)|NICE|BTS|ERS|NCCN|ESVS|SVS|national advice|standard (?:care|practice|"
     r"treatment)|Societ(?:y|ies)|Associations?|Colleges?|Institutes?|Academ(?:y|ies))"
     r"\b[^.?!]{0,60}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards))\w*"
-    r"|\bthe (?:advice|recommendation)(?: for you| here| for this size| at this size)?"
-    r"(?:,? which (?:I|we) [^,.?!]{0,30},?)?(?= (?:is|would be)\b|:)",
+    r"|\b(?:the|the team's|their) (?:advice|recommendation)(?: for you| here| for this size|"
+    r" at this size)?(?:,? (?:which|and) (?:I|we)[^,.?!]{0,30},?)?(?= (?:is|would be)\b|:)",
     _I,
 )
 _OPERATION = re.compile(
@@ -314,7 +315,9 @@ def _untexted(text: str) -> str:
 
 _ADOPTED = re.compile(
     r"\b(?:and |which )?I (?:fully |entirely |completely )?(?:concur|agree(?: with (?:them|that|"
-    r"this|it))?|endorse (?:that|this|it)|share (?:that|this|their) view)\b",
+    r"this|it))?|endorse (?:that|this|it)|share (?:that|this|their) view)\b"
+    r"|\b(?:I'm|I am|we're|we are) (?:fully |completely |entirely |right |a hundred percent )?"
+    r"(?:behind|with) (?:it|that|this|them)\b|\b(?:which|and) I share\b",
     _I,
 )
 """A doctor who agrees with the advice they report gives it as their own: "the guidelines advise
@@ -368,7 +371,8 @@ _PRONOUN_ADVICE = re.compile(
 
 _ANNOUNCED_ADVICE = re.compile(
     r"^\W*(?:(?:so|now|well|okay|ok|right)\b\W*)?(?:(?:here's|here is|this is) what (?:I|we)"
-    r"(?:'d| would)? (?:recommend|advise|suggest|propose)(?: for you| to you)?"
+    r"(?:'d| would)? (?:recommend|advise|suggest|propose|do)(?: for you| to you)?"
+    r"(?: (?:in your (?:shoes|place|position)|if I were you|if it were me|myself))?"
     r"|(?:my|our) (?:advice|recommendation|plan)(?: for you)? is (?:this|simple|as follows)"
     r"|(?:(?:here's|here is|this is) (?:the|my|our) (?:plan|advice|answer|view)\b[^.?!]{0,60})"
     r"|(?:the |my |our )?(?:plan|advice|recommendation))"
@@ -378,6 +382,14 @@ _ANNOUNCED_ADVICE = re.compile(
 """A frame that announces advice and ends its sentence: the advice is the next sentence."""
 
 
+_BACK_REFERENCE = re.compile(
+    r"^\W*(?:(?:and|so|honestly|frankly)\W+)?(?:that's|that is|this is|which is|it's|it is)"
+    r"(?P<negated> not)? (?:exactly |precisely |also |just )?(?:what|the (?:one|option|thing|route|"
+    r"path|choice)) (?:I|we)(?:'d| would)?(?: really| honestly| strongly)? (?:advise|recommend|"
+    r"suggest|do|choose|go for|pick|favou?r|back|have)\b(?![^.?!]{0,30}\bif\b)",
+    _I,
+)
+"""A look back at the option just named: "That's what I'd do." "That is not what I'd choose"."""
 _BARE_ANSWER = re.compile(
     r"^\W*(?:(?:so|well|honestly|and)\W+)?(?:(?:the |my )?(?:short |honest |simple |straight )?"
     r"answer\W+)?(?:(?:no|nope|nah)\W+)?(?:not (?:now|yet|for now|at (?:this|your|that) size|"
@@ -389,39 +401,81 @@ _BARE_ANSWER = re.compile(
 it? Nah, no chance at this size." "You asked about having it fixed. Short answer: not now."."""
 
 
+_NEGATION_WORD = re.compile(r"\b(?:not|never|no)\b|n't\b", _I)
+
+
+def _object_in(earlier: list[str]) -> Stance:
+    """The option put forward in the nearest earlier sentence that puts one forward ("neutral"
+    if none): its own advice, else the option it names read as advised, an option for a
+    condition ("repair is considered at 5.5 cm") not counting."""
+    for sentence in reversed(earlier):
+        text = _untexted(sentence)
+        stance, _ = sentence_stance(text)
+        if stance != "neutral":
+            return stance
+        if _NEGATION_WORD.search(text):
+            continue  # "the biggest thing isn't the stent": no option put forward
+        stance, _ = sentence_stance(f"I would advise this: {text}")
+        if stance != "neutral":
+            return stance
+        if not (_CONDITIONAL_AFTER.search(text) or _HYPOTHETICAL.search(text)):
+            stance = _object_stance(text, 0, 0)
+            if stance != "neutral":
+                return stance
+    return "neutral"
+
+
+def _read_in_context(
+    sentence: str, earlier: list[str], following: str, counts: Callable[[str], bool]
+) -> tuple[Stance, bool]:
+    """The advice of ``sentence`` read with its neighbours: advice about "it" takes its object
+    from the sentence before, "That's what I'd do" the option named just before, a bare answer
+    ("Not now.") the operation asked about, an announcement ("Here's my advice.") the sentence
+    after. Only sentences that ``counts`` give advice of their own."""
+    stance: Stance = "neutral"
+    is_own = False
+    if counts(sentence):
+        stance, is_own = sentence_stance(sentence)
+        found = _PRONOUN_ADVICE.search(sentence) if earlier else None
+        if stance == "neutral" and found is not None:
+            resolved = f"{sentence[: found.end()]} {earlier[-1]}{sentence[found.end() :]}"
+            stance, is_own = sentence_stance(resolved)
+    if stance == "neutral" and (back := _BACK_REFERENCE.search(sentence)) is not None:
+        # "The keyhole operation gives the best chance of a cure. That's what I'd advise."
+        stance, is_own = _object_in(earlier), True
+        if back.group("negated") and stance != "neutral":
+            stance = "against" if stance == "for" else "for"
+    asked = any(_OPERATION.search(earlier_sentence) for earlier_sentence in earlier[-2:])
+    if stance == "neutral" and asked and _BARE_ANSWER.search(sentence):
+        # "Fixing it? Nah, no chance at this size." "Short answer: not now."
+        stance, is_own = "against", True
+    if stance == "neutral" and following and _ANNOUNCED_ADVICE.search(sentence):
+        # "Here's what I'd recommend for you. An ultrasound scan about once a year."
+        joined = f"{sentence.rstrip(' .:')}: {following}"
+        if counts(following) or creditable(joined):
+            stance, is_own = sentence_stance(joined)
+            if stance == "neutral":  # the whole next sentence is the advice announced
+                stance, is_own = _object_stance(_untexted(following), 0, 0), True
+    return stance, is_own
+
+
 def turn_stance(
     sentences: list[str], credited: Collection[str] | None = None
 ) -> tuple[Stance, str]:
     """The turn's stance (its last own advice, else its last reported guideline) and the
-    sentence that gave it. Advice about "it" ("That's why I'd recommend it") takes its object
-    from the sentence before. Only ``credited`` sentences (all, when not given) give advice;
-    a short announcement ("Here's the plan.") lends its frame to the credited sentence after it.
-    """
+    sentence that gave it, each sentence read with its neighbours (see
+    :func:`_read_in_context`). Only ``credited`` sentences (all, when not given) give advice of
+    their own."""
     own: list[tuple[Stance, str]] = []
     reported: list[tuple[Stance, str]] = []
-    previous = ""
+
+    def counts(sentence: str) -> bool:
+        return credited is None or sentence in credited
+
     for index, sentence in enumerate(sentences):
         following = sentences[index + 1] if index + 1 < len(sentences) else ""
-        if credited is not None and sentence not in credited and not _BARE_ANSWER.search(sentence):
-            if following in credited and _ANNOUNCED_ADVICE.search(sentence):
-                stance, is_own = sentence_stance(f"{sentence.rstrip(' .:')}: {following}")
-                if stance != "neutral":
-                    (own if is_own else reported).append((stance, following))
-            continue
-        stance, is_own = sentence_stance(sentence)
-        found = _PRONOUN_ADVICE.search(sentence) if previous else None
-        if stance == "neutral" and found is not None:
-            resolved = f"{sentence[: found.end()]} {previous}{sentence[found.end() :]}"
-            stance, is_own = sentence_stance(resolved)
-        if stance == "neutral" and _BARE_ANSWER.search(sentence):
-            asked = sentences[max(0, index - 2) : index]
-            if any(_OPERATION.search(earlier) for earlier in asked):
-                # "Fixing it? Nah, no chance at this size." "Short answer: not now."
-                stance, is_own = "against", True
-        if stance == "neutral" and following and _ANNOUNCED_ADVICE.search(sentence):
-            # "Here's what I'd recommend for you. An ultrasound scan about once a year."
-            stance, is_own = sentence_stance(f"{sentence.rstrip(' .:')}: {following}")
-        previous = sentence
+        earlier = sentences[max(0, index - 3) : index]
+        stance, is_own = _read_in_context(sentence, earlier, following, counts)
         if stance != "neutral":
             (own if is_own else reported).append((stance, sentence))
     if own:
