@@ -327,10 +327,19 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
         (["Honestly, best move is the scans, not the knife."], "against"),
         (["I'd leave it alone for now and keep an eye on it."], "against"),
         (["I'd leave the decision with you."], "neutral"),
+        (["Diving I'd steer clear of for life, operation or no operation."], "neutral"),
+        (["I'd avoid heavy lifting for six weeks, with or without surgery."], "neutral"),
         (["What I'd advise is this: leave the operation."], "against"),
         # a look back at the option just named, and advice announced then given
         (["Removing the lobe gives the best chance of a cure.", "That's what I'd advise."], "for"),
         (["Radiotherapy is another route.", "That is not what I'd choose."], "for"),
+        (["Guidelines say operate after a second episode.", "I agree."], "for"),
+        (["I'd be inclined to put it to bed with a stent rather than carry it for years."], "for"),
+        (
+            ["A lady I treated had the stent, and she told me it was the best thing she did."],
+            "neutral",
+        ),
+        (["Your sister says it sounds frightening.", "I agree."], "neutral"),
         (  # a wish for an outcome, after a sentence that puts no option forward
             [
                 "My patients say the biggest thing isn't the stent at all, it's the relief.",

@@ -78,6 +78,7 @@ _OWN_FRAME = re.compile(
     r"|\b(?:so would I|I would too|I'd do the same|that's what I'd do)\b"
     r"|\b(?:I|we)(?:'d| would)(?= (?:have|get|choose|pick|take) (?:the|an?) )"
     r"|\b(?:I|we)(?:'d| would)(?= leave\b)"
+    r"|\b(?:I|we)(?:'d| would|'m| am)(?: be)? (?:inclined|tempted|minded) to\b"
     r"|\byou (?:should|ought to|need to|really need to|must)\b"
     r"|\bI(?:'d| would) (?:go ahead|have it done|get it done|do it|have it fixed|have it|get it|"
     r"want it (?:done|fixed|out)|be having it|not bother|leave it|wait|hold off|watch it)\b"
@@ -91,7 +92,8 @@ _GUIDELINE_FRAME = re.compile(
     r"\b(?:guidelines?|guidance|the evidence|specialists?|experts?|the (?:team|MDT|"
     r"multidisciplinary team)|NICE|BTS|ERS|NCCN|ESVS|SVS|national advice|standard (?:care|practice|"
     r"treatment)|Societ(?:y|ies)|Associations?|Colleges?|Institutes?|Academ(?:y|ies))"
-    r"\b[^.?!]{0,60}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards))\w*"
+    r"\b[^.?!]{0,60}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards)|"
+    r"say|says|said)\w*"
     r"|\b(?:the|the team's|their) (?:advice|recommendation)(?: for you| here| for this size|"
     r" at this size)?(?:,? (?:which|and) (?:I|we)[^,.?!]{0,30},?)?(?= (?:is|would be)\b|:)",
     _I,
@@ -171,7 +173,7 @@ _HYPOTHETICAL = re.compile(
 )
 _REPORTED = re.compile(
     r"\b(?:you (?:asked|wondered|mentioned|said)(?: me)?(?: whether| if)?|some (?:people|doctors|"
-    r"surgeons)|another (?:man|woman|patient|person|lady|gentleman|chap)|"
+    r"surgeons)|another (?:man|woman|patient|person|lady|gentleman|chap)|(?:she|he|they) told me|"
     r"other (?:doctors|surgeons)|your (?:friend|family|GP) (?:said|thinks))\b",
     _I,
 )
@@ -324,10 +326,21 @@ _ADOPTED = re.compile(
 surgery after a second episode, and I concur"."""
 
 
+_REGARDLESS = re.compile(
+    r"\b(?:(?:operation|surgery|op|repair) or no (?:operation|surgery|op|repair)|with or without "
+    r"(?:an? |the )?(?:operation|surgery|op|repair)|whether or not you (?:have|go ahead with|get) "
+    r"(?:an? |the )?(?:operation|surgery|op|repair)|whether you (?:have|choose) (?:an? |the )?"
+    r"(?:operation|surgery|op|repair) or not|(?:whichever|whatever) you (?:choose|decide))\b",
+    _I,
+)
+"""Words that name the options only to say advice holds either way ("Diving I'd avoid for life,
+operation or no operation"): blanked before the advice is read."""
+
+
 def sentence_stance(sentence: str) -> tuple[Stance, bool]:
     """The advice a sentence gives and whether it is the doctor's own (not a guideline's)."""
     text = QUOTED.sub(" ", sentence[:MAX_SENTENCE_CHARS]).strip()  # quoted words are not advice
-    text = _untexted(text)
+    text = _REGARDLESS.sub(lambda found: " " * len(found.group(0)), _untexted(text))
     if not text or (text.endswith("?") and _QUESTION_START.search(text)):
         return "neutral", False
     adopted = _ADOPTED.search(text) is not None
@@ -386,10 +399,13 @@ _BACK_REFERENCE = re.compile(
     r"^\W*(?:(?:and|so|honestly|frankly)\W+)?(?:that's|that is|this is|which is|it's|it is)"
     r"(?P<negated> not)? (?:exactly |precisely |also |just )?(?:what|the (?:one|option|thing|route|"
     r"path|choice)) (?:I|we)(?:'d| would)?(?: really| honestly| strongly)? (?:advise|recommend|"
-    r"suggest|do|choose|go for|pick|favou?r|back|have)\b(?![^.?!]{0,30}\bif\b)",
+    r"suggest|do|choose|go for|pick|favou?r|back|have)\b(?![^.?!]{0,30}\bif\b)"
+    r"|^\W*(?:and )?I (?:fully |completely |entirely )?(?:agree|concur)(?: with (?:them|that|it|"
+    r"this))?\W*$",
     _I,
 )
-"""A look back at the option just named: "That's what I'd do." "That is not what I'd choose"."""
+"""A look back at the option just named: "That's what I'd do." "That is not what I'd choose."
+"Guidelines say operate. I agree."."""
 _BARE_ANSWER = re.compile(
     r"^\W*(?:(?:so|well|honestly|and)\W+)?(?:(?:the |my )?(?:short |honest |simple |straight )?"
     r"answer\W+)?(?:(?:no|nope|nah)\W+)?(?:not (?:now|yet|for now|at (?:this|your|that) size|"
