@@ -475,3 +475,11 @@ def test_half_of_the_news_is_not_a_figure() -> None:
     assert (
         verdicts("I want to tell you the other half of the news: no spread.", "lung_cancer") == []
     )
+
+
+def test_the_interval_for_larger_aneurysms_is_a_threshold_not_a_false_interval() -> None:
+    larger = "Under UK guidance, scans every 3 months from 4.5 centimetres."
+    assert "contradicted" not in [verdict for verdict, _ in verdicts(larger, "small_aaa")]
+    assert verdicts("We'll scan you every 3 months.", "small_aaa") == [
+        ("contradicted", "surveillance_interval")
+    ]
