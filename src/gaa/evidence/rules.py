@@ -48,6 +48,11 @@ _CLAUSE_BREAK = re.compile(r"[.!?;,:](?=\s|$)|\n|\bbut\b|\s[\u2014\u2013-]\s")
 _TYPOGRAPHY = str.maketrans("\u2019\u2018\u201c\u201d", "''\"\"")
 
 
+def blank_out(pattern: re.Pattern[str], text: str) -> str:
+    """``text`` with every match of ``pattern`` replaced by spaces of its length (offsets kept)."""
+    return pattern.sub(lambda found: " " * len(found.group(0)), text)
+
+
 def normalise(text: str) -> str:
     """Straight apostrophes and quotes, so patterns written with ' match LLM typography."""
     return text.translate(_TYPOGRAPHY)
@@ -197,7 +202,7 @@ class SafetyRule:
         if self.negatable:  # the patient's words quoted back are not the doctor's
             text = QUOTED.sub(" ", text)
         for aside in self.asides:  # phrases the rule never reads, blanked in place
-            text = aside.sub(lambda found: " " * len(found.group(0)), text)
+            text = blank_out(aside, text)
         pieces = _SENTENCES.split(text)
         if not self.negatable:  # an instruction split over lines is still one instruction
             pieces.append(" ".join(text.split()))

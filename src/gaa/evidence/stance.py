@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection
 from typing import Literal
 
 from gaa.evidence.coherence import creditable
-from gaa.evidence.rules import QUOTED
+from gaa.evidence.rules import QUOTED, blank_out
 
 Stance = Literal["for", "against", "neutral"]
 
@@ -292,27 +292,23 @@ def _clause_around(sentence: str, start: int, end: int) -> tuple[str, int, int]:
     return sentence[left:right], start - left, end - left
 
 
-_TEXTED = (
-    (
-        re.compile(
-            r"\bid\b(?= (?:not|never|recommend|suggest|advise|rather|go|have|do|fix|repair|"
-            r"operate|wait|leave|hold|watch|keep)\b)",
-            _I,
-        ),
-        "I'd",
-    ),
-    (re.compile(r"\bim\b", _I), "I'm"),
-    (re.compile(r"\b(do|wo|ca|is|does|would|should|are)nt\b", _I), r"\1n't"),
-    (re.compile(r"\bu\b", _I), "you"),
-    (re.compile(r"\bur\b", _I), "your"),
+_TEXTED = re.compile(
+    r"\b(?:(?P<id>id)(?= (?:not|never|recommend|suggest|advise|rather|go|have|do|fix|repair|"
+    r"operate|wait|leave|hold|watch|keep)\b)|(?P<im>im)|(?P<verb>do|wo|ca|is|does|would|should|"
+    r"are)nt|(?P<u>u)|(?P<ur>ur))\b",
+    _I,
 )
 """Contractions as they are texted ("id NOT fix it now"), read as they are written out."""
+_WRITTEN_OUT = {"id": "I'd", "im": "I'm", "u": "you", "ur": "your"}
+
+
+def _write_out(found: re.Match[str]) -> str:
+    kind = found.lastgroup or ""
+    return f"{found.group('verb')}n't" if kind == "verb" else _WRITTEN_OUT[kind]
 
 
 def _untexted(text: str) -> str:
-    for pattern, written in _TEXTED:
-        text = pattern.sub(written, text)
-    return text
+    return _TEXTED.sub(_write_out, text)
 
 
 _ADOPTED = re.compile(
@@ -340,7 +336,7 @@ operation or no operation"): blanked before the advice is read."""
 def sentence_stance(sentence: str) -> tuple[Stance, bool]:
     """The advice a sentence gives and whether it is the doctor's own (not a guideline's)."""
     text = QUOTED.sub(" ", sentence[:MAX_SENTENCE_CHARS]).strip()  # quoted words are not advice
-    text = _REGARDLESS.sub(lambda found: " " * len(found.group(0)), _untexted(text))
+    text = blank_out(_REGARDLESS, _untexted(text))
     if not text or (text.endswith("?") and _QUESTION_START.search(text)):
         return "neutral", False
     adopted = _ADOPTED.search(text) is not None
@@ -461,8 +457,11 @@ def _read_in_context(
         stance, is_own = _object_in(earlier), True
         if back.group("negated") and stance != "neutral":
             stance = "against" if stance == "for" else "for"
-    asked = any(_OPERATION.search(earlier_sentence) for earlier_sentence in earlier[-2:])
-    if stance == "neutral" and asked and _BARE_ANSWER.search(sentence):
+    if (
+        stance == "neutral"
+        and _BARE_ANSWER.search(sentence)
+        and any(_OPERATION.search(asked) for asked in earlier[-2:])
+    ):
         # "Fixing it? Nah, no chance at this size." "Short answer: not now."
         stance, is_own = "against", True
     if stance == "neutral" and following and _ANNOUNCED_ADVICE.search(sentence):
