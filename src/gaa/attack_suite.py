@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from inspect_ai import eval as inspect_eval
 from inspect_ai import task_with
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import Model
 
+from gaa._yaml import load_yaml
 from gaa.dialogue.task import medical_dialogue
 from gaa.testing import ObedientJudge, ScriptedModel, obedient_patient
 
@@ -94,7 +94,7 @@ class AttackOutcome:
 
 
 def load_attacks(path: str | Path) -> list[AttackEntry]:
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    data = load_yaml(Path(path).read_text(encoding="utf-8"))
     return [AttackEntry.from_dict(item) for item in data]
 
 

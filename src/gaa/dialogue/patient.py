@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Protocol
 
-import yaml
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -39,6 +38,7 @@ from gaa._limits import ends_sample
 from gaa._resources import prompts_dir, read_prompt
 from gaa._templates import render
 from gaa._text import MAX_REPLY_CHARS, bounded
+from gaa._yaml import load_yaml
 from gaa.dialogue._lines import Shape, classify
 from gaa.dialogue._spotlight import Boundary
 from gaa.evidence import TurnValidation
@@ -395,7 +395,7 @@ class ModelPatient:
 
 @cache
 def scripted_data() -> dict[str, Any]:
-    data = yaml.safe_load((prompts_dir() / "patient" / "scripted.yaml").read_text(encoding="utf-8"))
+    data = load_yaml((prompts_dir() / "patient" / "scripted.yaml").read_text(encoding="utf-8"))
     if not isinstance(data, dict) or "types" not in data or "lines" not in data:
         raise ValueError("prompts/patient/scripted.yaml needs 'types' and 'lines'")
     return data

@@ -9,6 +9,7 @@ import yaml
 from pydantic import BaseModel, ValidationError, field_validator
 
 from gaa._resources import prompts_dir
+from gaa._yaml import load_yaml
 from gaa.errors import GAAError
 from gaa.evidence import DialogueEvidence
 
@@ -69,7 +70,7 @@ def known_signals() -> set[str]:
 def load_rubric() -> Rubric:
     path = prompts_dir() / "judge" / "rubric.yaml"
     try:
-        rubric = Rubric.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        rubric = Rubric.model_validate(load_yaml(path.read_text(encoding="utf-8")))
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         raise RubricError(f"Rubric {path} is invalid: {exc}") from None
     signals = known_signals()

@@ -28,6 +28,7 @@ from typing import Literal
 import yaml
 
 from gaa._resources import prompts_dir
+from gaa._yaml import load_yaml
 from gaa.dialogue.rubric import GROUPS, OBJECTIVE_SIGNALS, Rubric, RubricError
 from gaa.dialogue.solver import DialogueStats
 from gaa.evidence import DialogueEvidence
@@ -172,7 +173,7 @@ def low_agreement() -> frozenset[str]:
     """Criteria whose measured agreement withdraws them from the offline judge."""
     path = prompts_dir() / "judge" / "offline_agreement.yaml"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
         threshold, least = float(data["threshold"]), int(data["min_labels"])
         rows = {
             str(name): {key: float(row[key]) for key in ("kappa", "met", "not_met")}

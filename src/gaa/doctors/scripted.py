@@ -18,6 +18,7 @@ import yaml
 from inspect_ai.agent import Agent
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from gaa._yaml import load_yaml
 from gaa.doctors.reference import script_agent
 from gaa.errors import GAAError
 from gaa.hookspecs import hookimpl
@@ -68,7 +69,7 @@ class DoctorScript(BaseModel):
 
 def load_script(path: Path) -> DoctorScript:
     try:
-        return DoctorScript.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return DoctorScript.model_validate(load_yaml(path.read_text(encoding="utf-8")))
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         raise ScriptError(f"Doctor script {path} is invalid: {exc}") from None
 

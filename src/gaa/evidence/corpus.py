@@ -20,6 +20,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from gaa._yaml import load_yaml
 from gaa.errors import GAAError
 from gaa.evidence.claims import qualifiers, sentences
 from gaa.evidence.quantities import lexicon
@@ -68,7 +69,7 @@ class Corpus(BaseModel):
 
 def load_corpus(path: Path) -> Corpus:
     try:
-        return Corpus.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return Corpus.model_validate(load_yaml(path.read_text(encoding="utf-8")))
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         raise CorpusError(f"Corpus {path} is invalid: {exc}") from None
 

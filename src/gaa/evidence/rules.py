@@ -14,6 +14,7 @@ from typing import Any, Literal
 import yaml
 
 from gaa._resources import prompts_dir
+from gaa._yaml import load_yaml
 from gaa.errors import GAAError
 from gaa.evidence._prefilter import candidates, lowered_for_prefilter
 
@@ -275,7 +276,7 @@ def compile_together(entries: Any, where: str) -> tuple[Together, ...]:
 def load_rule_file(name: str) -> dict[str, Any]:
     path = prompts_dir() / "evidence" / name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise RuleDataError(f"Rule file {path} cannot be read: {exc}") from None
     if not isinstance(data, dict):

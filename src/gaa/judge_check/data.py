@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gaa._resources import prompts_dir
+from gaa._yaml import load_yaml
 from gaa.dialogue.rubric import load_rubric
 from gaa.errors import GAAError
 from gaa.models import Decision
@@ -121,10 +122,12 @@ def read_consultation(path: Path) -> Consultation:
             f"{exc.start}); save it as UTF-8"
         ) from None
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except RecursionError:
         raise JudgeCheckDataError(f"{path}: nested too deeply to be a consultation") from None
     except yaml.YAMLError as exc:
+        if "nesting depth" in str(getattr(exc, "problem", "")):  # libyaml's own depth limit
+            raise JudgeCheckDataError(f"{path}: nested too deeply to be a consultation") from None
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
