@@ -21,16 +21,29 @@ def verdicts(text: str, case_id: str) -> list[tuple[str, str | None]]:
     return [(c.verdict, c.fact_id) for c in validate_turn(text, case(case_id)).claims]
 
 
-def test_a_list_of_bare_keywords_earns_nothing() -> None:
+def test_a_list_of_bare_keywords_earns_nothing_but_its_figures() -> None:
     stuffed = validate_turn(
         "Risks. Air leak 2 to 8 percent. Bleeding. Alternatives. Talc. Your choice. "
         "Second opinion welcome. Questions?",
         case("pneumothorax"),
     )
-    assert stuffed.consent == []
+    # the one figure tied to its harm is said; the keywords around it earn no consent item
+    assert stuffed.consent == ["risks"]
     assert stuffed.cues == []
-    assert stuffed.claims and not any(claim.credited for claim in stuffed.claims)
+    assert [(c.quote, c.credited) for c in stuffed.claims] == [("2 to 8 percent", True)]
     assert stuffed.fragments == stuffed.sentences
+
+
+def test_a_risk_table_in_notes_is_quantified_and_a_wrong_row_is_still_caught() -> None:
+    terse = validate_turn(
+        "Risks, as rates. Prolonged air leak over 5 days: 2 to 8 percent. Bleeding needing "
+        "transfusion: 0.5 to 2 percent. Wound infection: 1 to 3 percent.",
+        case("pneumothorax"),
+    )
+    assert len(terse.claims) == 3
+    assert all(c.credited and c.verdict == "supported" for c in terse.claims)
+    wrong = validate_turn("Wound infection: 30 to 40 percent.", case("pneumothorax"))
+    assert [c.verdict for c in wrong.claims] == ["contradicted"]
 
 
 def test_the_same_content_in_sentences_earns_credit() -> None:
@@ -365,6 +378,14 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
             "for",
         ),
         (["The team's advice, and I'm behind it, is to remove the lobe."], "for"),
+        # a frame that ends where the first advice verb does, and a plain "that is my advice"
+        (
+            ["The guidelines, all of them, advise an operation now, and I also advise it."],
+            "for",
+        ),
+        (["Yearly ultrasound scans are the safest course here.", "That is my advice."], "against"),
+        (["Surgery now is one option.", "That is not my recommendation."], "against"),
+        (["The recommended treatment is keyhole surgery to staple the blebs."], "for"),
     ],
 )
 def test_advice_in_the_forms_clinicians_give_it(sentences: list[str], expected: str) -> None:
@@ -483,3 +504,41 @@ def test_the_interval_for_larger_aneurysms_is_a_threshold_not_a_false_interval()
     assert verdicts("We'll scan you every 3 months.", "small_aaa") == [
         ("contradicted", "surveillance_interval")
     ]
+
+
+def test_advice_about_an_operation_on_another_site_is_not_about_the_cases() -> None:
+    # the pneumothorax case names the left lung among its other sites (case data)
+    turn = validate_turn(
+        "So yes: I'd advise the keyhole op on the right. I wouldn't advise operating on your "
+        "left though, it has never collapsed.",
+        case("pneumothorax"),
+    )
+    assert (turn.stance, turn.own_advice) == ("for", True)
+    # without the case's sites the same words read as advice against
+    assert turn_stance(
+        ["I'd advise the keyhole op on the right.", "I wouldn't advise operating on your left."]
+    ).stance == "against"
+
+
+def test_a_frame_named_as_a_topic_gives_no_advice() -> None:
+    assert sentence_stance(
+        "Let me take it in four parts: what you have, what we'd advise, what the operation "
+        "would involve, and what watching it involves."
+    ) == ("neutral", False)
+    assert sentence_stance("What I would recommend for you is the keyhole operation.") == (
+        "for",
+        True,
+    )
+
+
+def test_the_doctors_own_advice_outweighs_guidance_they_only_report() -> None:
+    evidence = DialogueEvidence.for_case(case("pneumothorax"))
+    for text in (
+        "I'd recommend the keyhole operation to stop this happening again.",
+        "Guidelines don't recommend an operation on the good lung just for diving.",
+        "Some guidance says you could wait and see, as an option.",
+    ):
+        evidence.add(validate_turn(text, case("pneumothorax")))
+    assert [t.own_advice for t in evidence.turns if t.stance != "neutral"][0] is True
+    assert evidence.advice == "for"
+    assert not any(f.rule == "steers_from_indicated" for f in evidence.flags)

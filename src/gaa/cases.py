@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gaa._yaml import load_yaml
 from gaa.errors import CaseDataError
 from gaa.models import Gender, KnowledgeFact, MedicalCase, Recommendation
 
@@ -35,6 +36,8 @@ class CaseFile(BaseModel):
     seeking_prompt: str | None = None
     """The sibling text file of the seeking patient's story."""
     genders: list[Gender] | None = None
+    other_sites: list[str] = Field(default_factory=list)
+    """Places the operation could be done but this case's is not (see ``MedicalCase``)."""
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -78,7 +81,7 @@ def load_case(path: str | Path) -> MedicalCase:
     """Load and validate a case YAML file and the patient prompt it names."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CaseDataError(f"Case file {path} does not exist") from None
     except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
@@ -111,6 +114,7 @@ def load_case(path: str | Path) -> MedicalCase:
             facts=spec.facts,
             decision=spec.decision,
             seeking_prompt=seeking_prompt,
+            other_sites=tuple(spec.other_sites),
             **({"genders": tuple(spec.genders)} if spec.genders else {}),
         )
     except ValidationError as exc:

@@ -164,6 +164,10 @@ class MedicalCase(_Model):
     patients only."""
     genders: tuple[Gender, ...] = ("male", "female")
     """The genders the case's patients can have (a prostate case: male only)."""
+    other_sites: tuple[str, ...] = ()
+    """Places an operation could be done that are not this case's ("your left lung" when the
+    right one collapsed): advice about operating there ("I wouldn't operate on your left") is no
+    advice about the case's operation."""
 
     @property
     def stances(self) -> tuple[PatientStance, ...]:

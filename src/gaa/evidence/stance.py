@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
-from typing import Literal
+from functools import cache
+from typing import Literal, NamedTuple
 
 from gaa.evidence.coherence import creditable
 from gaa.evidence.rules import QUOTED, blank_out
@@ -33,7 +34,8 @@ _ELLIPSIS = re.compile(_ELLIPSIS_PATTERN, _I)
 """Advice by ellipsis: "at this size I wouldn't" (the object is in the words before)."""
 _OWN_FRAME = re.compile(
     r"\b(?:I|we)(?:'d| would| do| will| really| strongly| honestly| genuinely| definitely| still|"
-    r" probably| gently| just| certainly| personally| firmly| think I'd| would probably)*"
+    r" probably| gently| just| certainly| personally| firmly| think I'd| would probably| also|"
+    r" too)*"
     r"(?:n't| not)? (?:recommend|rather|put you through|advise|suggest|urge|encourage|favou?r|"
     r"support|back|lean towards|"
     r"am leaning towards|go for|opt for|choose|prefer|offer|skip|avoid|steer clear of|"
@@ -92,8 +94,10 @@ _GUIDELINE_FRAME = re.compile(
     r"\b(?:guidelines?|guidance|the evidence|specialists?|experts?|the (?:team|MDT|"
     r"multidisciplinary team)|NICE|BTS|ERS|NCCN|ESVS|SVS|national advice|standard (?:care|practice|"
     r"treatment)|Societ(?:y|ies)|Associations?|Colleges?|Institutes?|Academ(?:y|ies))"
-    r"\b[^.?!]{0,60}\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards)|"
+    r"\b[^.?!]{0,60}?\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards)|"
     r"say|says|said)\w*"
+    r"|\b(?:the )?recommended (?:treatment|option|course|approach|management|plan)(?: for you|"
+    r" here| for this)? (?:is|would be)\b"
     r"|\b(?:the|the team's|their) (?:advice|recommendation)(?: for you| here| for this size|"
     r" at this size)?(?:,? (?:which|and) (?:I|we)[^,.?!]{0,30},?)?(?= (?:is|would be)\b|:)",
     _I,
@@ -234,6 +238,14 @@ _CONDITIONAL_AFTER = re.compile(
 )
 
 
+_TOPIC = re.compile(r"\bwhat\s*$", _I)
+_TOPIC_ANSWERED = re.compile(
+    r"(?: (?:for you|here|in your (?:case|shoes|place)|myself))?\s*(?:is|would be|:)", _I
+)
+"""A frame named as a topic ("I'll cover what you have, what we'd advise, and what the operation
+involves") gives no advice; one that goes on to give it ("What I'd advise is this: ...") does."""
+
+
 _FOR_SOMEONE_ELSE = re.compile(r"^[^.;]{0,20}\bfor (?:him|her|them)\b", _I)
 """Advice for someone in a story ("that was the right choice for him") is not the patient's."""
 
@@ -349,6 +361,7 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
                 or _REPORTED.search(local)
                 or _RELATIVE.search(before)
                 or _AFTERCARE.search(text)
+                or (_TOPIC.search(before) and not _TOPIC_ANSWERED.match(text, frame.end()))
             ):
                 continue
             clause, start, end = _clause_around(text, frame.start(), frame.end())
@@ -396,6 +409,10 @@ _BACK_REFERENCE = re.compile(
     r"(?P<negated> not)? (?:exactly |precisely |also |just )?(?:what|the (?:one|option|thing|route|"
     r"path|choice)) (?:I|we)(?:'d| would)?(?: really| honestly| strongly)? (?:advise|recommend|"
     r"suggest|do|choose|go for|pick|favou?r|back|have)\b(?![^.?!]{0,30}\bif\b)"
+    r"|^\W*(?:and |so )?(?:that|this|it)(?:'s| is| would be| will be| remains)"
+    r"(?P<negated_own> not)?"
+    r" (?:also |still )?(?:my|our|the team's) (?:firm |clear |honest |strong )?(?:advice|"
+    r"recommendation|view|choice)\W*$"
     r"|^\W*(?:and )?I (?:fully |completely |entirely )?(?:agree|concur)(?: with (?:them|that|it|"
     r"this))?\W*$",
     _I,
@@ -455,7 +472,7 @@ def _read_in_context(
     if stance == "neutral" and (back := _BACK_REFERENCE.search(sentence)) is not None:
         # "The keyhole operation gives the best chance of a cure. That's what I'd advise."
         stance, is_own = _object_in(earlier), True
-        if back.group("negated") and stance != "neutral":
+        if (back.group("negated") or back.group("negated_own")) and stance != "neutral":
             stance = "against" if stance == "for" else "for"
     if (
         stance == "neutral"
@@ -474,27 +491,55 @@ def _read_in_context(
     return stance, is_own
 
 
+@cache
+def elsewhere_pattern(sites: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Operation words aimed at one of ``sites`` (a case's ``other_sites``): "operating on your
+    left", "an op on both sides". ``None`` when the case names none."""
+    if not sites:
+        return None
+    names = "|".join(re.escape(site) for site in sorted(sites, key=len, reverse=True))
+    return re.compile(
+        rf"(?:{_OPERATION.pattern})[^.;?!]{{0,20}}?\b(?:on|of|to|at|for|in)\s+"
+        rf"(?:(?:the|your|that|this)\s+)?(?:{names})\b",
+        _I,
+    )
+
+
+class TurnAdvice(NamedTuple):
+    stance: Stance
+    sentence: str
+    """The sentence that gave the stance ("" for none)."""
+    own: bool
+    """The doctor's own advice, not only guidance reported."""
+
+
 def turn_stance(
-    sentences: list[str], credited: Collection[str] | None = None
-) -> tuple[Stance, str]:
-    """The turn's stance (its last own advice, else its last reported guideline) and the
-    sentence that gave it, each sentence read with its neighbours (see
-    :func:`_read_in_context`). Only ``credited`` sentences (all, when not given) give advice of
-    their own."""
+    sentences: list[str],
+    credited: Collection[str] | None = None,
+    elsewhere: re.Pattern[str] | None = None,
+) -> TurnAdvice:
+    """The turn's stance (its last own advice, else its last reported guideline), the
+    sentence that gave it and whether it is the doctor's own, each sentence read with its
+    neighbours (see :func:`_read_in_context`). Only ``credited`` sentences (all, when not given)
+    give advice of their own. An operation ``elsewhere`` (see :func:`elsewhere_pattern`) is not
+    read as the case's: "I'd advise the keyhole op on the right. I wouldn't advise operating on
+    your left." advises the operation."""
     own: list[tuple[Stance, str]] = []
     reported: list[tuple[Stance, str]] = []
+    readings = [blank_out(elsewhere, s) if elsewhere else s for s in sentences]
+    original = dict(zip(readings, sentences, strict=True))
 
     def counts(sentence: str) -> bool:
-        return credited is None or sentence in credited
+        return credited is None or original.get(sentence, sentence) in credited
 
-    for index, sentence in enumerate(sentences):
-        following = sentences[index + 1] if index + 1 < len(sentences) else ""
-        earlier = sentences[max(0, index - 3) : index]
+    for index, sentence in enumerate(readings):
+        following = readings[index + 1] if index + 1 < len(readings) else ""
+        earlier = readings[max(0, index - 3) : index]
         stance, is_own = _read_in_context(sentence, earlier, following, counts)
         if stance != "neutral":
-            (own if is_own else reported).append((stance, sentence))
+            (own if is_own else reported).append((stance, original[sentence]))
     if own:
-        return own[-1]
+        return TurnAdvice(*own[-1], own=True)
     if reported:
-        return reported[-1]
-    return "neutral", ""
+        return TurnAdvice(*reported[-1], own=False)
+    return TurnAdvice("neutral", "", own=False)

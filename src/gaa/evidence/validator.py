@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from gaa.evidence.claims import Claim, sentence_claims, sentences
-from gaa.evidence.coherence import creditable
+from gaa.evidence.coherence import addressed_to_patient, creditable
 from gaa.evidence.knowledge import check_claim, misstatement
 from gaa.evidence.quantities import (
     GENERIC_SURGERY,
@@ -35,7 +35,7 @@ from gaa.evidence.rules import (
     safety_rule,
     safety_rules,
 )
-from gaa.evidence.stance import Stance, turn_stance
+from gaa.evidence.stance import Stance, elsewhere_pattern, turn_stance
 from gaa.models import KnowledgeFact, MedicalCase
 
 PLAIN_SENTENCE_WORDS = 24
@@ -77,6 +77,8 @@ class TurnValidation(BaseModel):
     stance_sentence: str = ""
     """The sentence that gave the turn's stance (quoted if the consultation's advice is
     against the guideline: see :attr:`DialogueEvidence.advice`)."""
+    own_advice: bool = True
+    """The stance is the doctor's own advice, not only what guidelines are reported to say."""
     words: int = 0
     sentences: int = 0
     fragments: int = 0
@@ -203,12 +205,17 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
     telling = [s for s in uninjected if denial.find(s) is None]
     credited = [s for s in uninjected if creditable(s)]
     blockers = [safety_rule(rule_id) for rule_id in DISCLOSURE_BLOCKERS if rule_id != DENIAL]
-    honest = [s for s in credited if s in telling and not any(rule.find(s) for rule in blockers)]
+    unblocked = [s for s in telling if not any(rule.find(s) for rule in blockers)]
+    honest = [s for s in credited if s in unblocked]
+    # a figure with the harm or benefit it belongs to is said even in a note ("Air leak over
+    # five days: 2 to 8 in 100"): its claim earns credit when the claim reader ties it to a
+    # fact; the fragment's other words earn nothing
+    figures_told = {s for s in unblocked if addressed_to_patient(s)}
     claims: list[CheckedClaim] = []
     figure_flags: list[SafetyFlag] = []
     for sentence in parts:
         for claim in sentence_claims(sentence):
-            checked, flag = _check(claim, case, sentence in honest)
+            checked, flag = _check(claim, case, sentence in figures_told)
             claims.append(checked)
             if flag is not None:
                 figure_flags.append(flag)
@@ -217,7 +224,9 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         for rule in safety_rules()
         if (quote := rule.find(text)) is not None
     ] + figure_flags
-    stance, stance_sentence = turn_stance(uninjected, credited=set(credited))
+    stance, stance_sentence, own_advice = turn_stance(
+        uninjected, credited=set(credited), elsewhere=elsewhere_pattern(case.other_sites)
+    )
     cues = communication_cues()
     cue_sentences: dict[str, str] = {}
     for name, patterns in cues.items():
@@ -256,6 +265,7 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
         cue_sentences=cue_sentences,
         stance=stance,
         stance_sentence=stance_sentence,
+        own_advice=own_advice,
         words=len(text.split()),
         sentences=len(parts),
         fragments=len(parts) - len(credited),
@@ -329,8 +339,12 @@ class DialogueEvidence(BaseModel):
     def advice(self) -> Stance:
         """What the doctor recommends over the whole consultation: the stance most of the
         advising turns take, the later one on a tie. One sentence that mentions an option (or
-        a turn that weighs both) does not outvote the advice given in the others."""
-        stances = [turn.stance for turn in self.turns if turn.stance != "neutral"]
+        a turn that weighs both) does not outvote the advice given in the others, and where
+        the doctor gives advice of their own, guidance they only report does not count."""
+        advising = [turn for turn in self.turns if turn.stance != "neutral"]
+        if any(turn.own_advice for turn in advising):
+            advising = [turn for turn in advising if turn.own_advice]
+        stances = [turn.stance for turn in advising]
         if not stances:
             return "neutral"
         counts = {stance: stances.count(stance) for stance in stances}
