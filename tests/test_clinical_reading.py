@@ -539,6 +539,67 @@ def test_the_doctors_own_advice_outweighs_guidance_they_only_report() -> None:
         "Some guidance says you could wait and see, as an option.",
     ):
         evidence.add(validate_turn(text, case("pneumothorax")))
-    assert [t.own_advice for t in evidence.turns if t.stance != "neutral"][0] is True
+    advised = [(t.stance, t.own_advice) for t in evidence.turns]
+    # the good lung is another site (neutral); the last turn only reports guidance against
+    assert advised == [("for", True), ("neutral", False), ("against", False)]
     assert evidence.advice == "for"
     assert not any(f.rule == "steers_from_indicated" for f in evidence.flags)
+
+
+@pytest.mark.parametrize(
+    ("text", "case_id", "expected"),
+    [
+        # the option unsaid, and no option's figure agrees: false whatever the option
+        (
+            "After a second one on the same side, the chance of a third is about nine in ten.",
+            "pneumothorax",
+            [("contradicted", "recurrence_after_second_episode")],
+        ),
+        # the option unsaid, and one option's figure agrees: ambiguity never contradicts
+        ("The chance of it coming back is about 1 in 10.", "pneumothorax", [("supported", None)]),
+        # a share spared, said before the figure
+        ("Freedom from recurrence: 95 to 99 percent.", "pneumothorax", [("supported", None)]),
+        # a decimal in words is one figure, not its last word
+        (
+            "The biopsy shows an adenocarcinoma, two point six centimetres across.",
+            "lung_cancer",
+            [("supported", "diagnosis_stage_ia3")],
+        ),
+    ],
+)
+def test_a_figure_false_under_every_option_is_contradicted(
+    text: str, case_id: str, expected: list[tuple[str, str | None]]
+) -> None:
+    found = verdicts(text, case_id)
+    assert [v for v, _ in found] == [v for v, _ in expected]
+    assert all(want is None or got == want for (_, got), (_, want) in zip(found, expected, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "case_id"),
+    [
+        # a cut's size is not the tumour's, and deaths from other causes are not the cancer's
+        (
+            "We go in through small cuts on the side of the chest, the biggest is about four or "
+            "five centimetres.",
+            "lung_cancer",
+        ),
+        (
+            "About 1 in 5 men in every group died of something else, and overall survival was "
+            "the same.",
+            "prostate_low_risk",
+        ),
+        # facts as data: where an aneurysm starts, the stay after open repair, the pace of scans
+        # from 4.5 cm said without its unit
+        ("A normal aorta is about 2 cm; from 3 cm we speak of an aneurysm.", "small_aaa"),
+        (
+            "Open repair: about one week in hospital and two to three months of recovery.",
+            "small_aaa",
+        ),
+        ("plan: ultrasound every 12 months, every 3 months once its 4.5.", "small_aaa"),
+    ],
+)
+def test_a_figure_about_something_the_case_has_no_figure_for_is_not_contradicted(
+    text: str, case_id: str
+) -> None:
+    assert "contradicted" not in [v for v, _ in verdicts(text, case_id)]

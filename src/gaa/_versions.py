@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import metadata
 
-TASK_VERSIONS = {"medical_dialogue": "2-A", "medical_qa": "1-A", "judge_check": "2-A"}
+TASK_VERSIONS = {"medical_dialogue": "3-A", "medical_qa": "1-A", "judge_check": "3-A"}
 
 
 def package_version(package: str = "gaa") -> str:

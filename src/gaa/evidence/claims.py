@@ -37,11 +37,15 @@ _WORD_NUMBERS = {
 }  # fmt: skip
 _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _UNITS_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_DIGIT_WORDS = ("zero", *_UNITS_WORDS)
+_POINT_WORDS = rf"(?:{'|'.join(_DIGIT_WORDS)}|ten) point (?:{'|'.join(_DIGIT_WORDS)})"
+"""A decimal said in words: "two point six" (2.6), not "six"."""
 _WORDS = sorted(
     [
         *_WORD_NUMBERS,
         *(f"{t}[- ]{u}" for t in _TENS for u in _UNITS_WORDS),
         *(f"{u} (?:hundred|thousand)" for u in _UNITS_WORDS[1:]),
+        _POINT_WORDS,
     ],
     key=len,
     reverse=True,
@@ -144,6 +148,8 @@ def number(text: str) -> float:
     if text in _WORD_NUMBERS:
         return float(_WORD_NUMBERS[text])
     parts = text.split(" ")
+    if len(parts) == 3 and parts[1] == "point" and parts[2] in _DIGIT_WORDS:
+        return _WORD_NUMBERS.get(parts[0], 0) + _DIGIT_WORDS.index(parts[2]) / 10
     if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_WORDS:
         return float(_WORD_NUMBERS[parts[0]] + _WORD_NUMBERS[parts[1]])
     if len(parts) == 2 and parts[0] in _UNITS_WORDS and parts[1] in ("hundred", "thousand"):

@@ -17,8 +17,10 @@ an operation, 1 to 5 after it" gives two readings):
 
 The claim is **supported** when a remaining fact agrees with its figure (within 15% of the
 fact's bounds), **contradicted** only when every remaining fact measures the same quantity
-under a known option and none agrees, and otherwise **unverifiable**: ambiguity never
-contradicts. A figure inside a hypothetical about the condition ("if it grows by more than
+and none agrees, under a known option or, where the option is not said, under every option the
+case has a figure for ("the chance of a third is nine in ten" is false without the operation
+and after it alike), and otherwise **unverifiable**: an ambiguity that some reading resolves
+never contradicts. A figure inside a hypothetical about the condition ("if it grows by more than
 1 cm in a year", "once it reaches 5.5 cm") states a trigger, not a fact, and is never
 contradicted.
 """
@@ -181,6 +183,8 @@ class Reading:
 
     candidates: list[KnowledgeFact]
     decisive: bool
+    every_option: bool = False
+    """One quantity, its option unsaid: contradicted only if no option's figure agrees."""
 
 
 def read_claim(claim: Claim, case: MedicalCase) -> Reading:
@@ -189,6 +193,7 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
     sentence = _normal(claim.sentence)
     units = [fact for fact in case.facts if _same_family(fact, claim)]
     quantities = quantities_in(clause)
+    named_in_clause = len(quantities) == 1
     sentence_quantities = quantities_in(sentence)
     if "threshold" in quantities:
         quantities.discard("size")
@@ -231,7 +236,7 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
     one_quantity = len({f.about for f in candidates}) == 1
     one_setting = allowed is not None or len({f.setting for f in candidates}) == 1
     if annotated:
-        decisive = one_quantity and one_setting
+        decisive = one_quantity
     else:
         decisive = len(candidates) == 1 and _keyword_hits(candidates[0], clause) >= 2
     cut = sentence.find(clause)
@@ -243,6 +248,14 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
         decisive = False  # "repair once it grows more than 1 cm in a year" names a trigger
     if decisive and not all(_comparable_units(claim.unit, f.unit) for f in candidates):
         decisive = False  # "2 to 4 hours" is not a hospital stay in days
+    if decisive and annotated and not one_setting:
+        # the option unsaid: every option's figure must disagree, the figure's own clause must
+        # name the one thing it measures (a quantity borrowed from elsewhere in the sentence,
+        # or two in one clause, is too weak a reading to contradict across options), and that
+        # thing must be a risk or a benefit: a size or a time belongs to whatever the clause
+        # is about (a tumour, a cut, a stay), which no option settles
+        polar = lexicon().polarity(candidates[0].about) != "neutral"
+        return Reading(candidates, False, every_option=named_in_clause and polar)
     return Reading(candidates, decisive)
 
 
@@ -252,22 +265,35 @@ _COMPLEMENT = re.compile(
     re.IGNORECASE,
 )
 _OUTCOME_WORDS = re.compile(
-    r"\b(?:again|come back|comes back|recur\w*|another|return\w*|die|dying|death|burst\w*|"
+    r"\b(?:again|come back|comes back|recur\w*|another|further|return\w*|die|dying|death|burst\w*|"
     r"ruptur\w*|complications?)\b",
     re.IGNORECASE,
 )
 
 
+_SPARED_BEFORE = re.compile(
+    r"\b(?:free(?:dom)? (?:of|from) (?:\w+ )?(?:recurrence|collapse|rupture|relapse)|"
+    r"(?:won't|will not|never|doesn't|does not|don't|do not) (?:\w+ ){0,2}?(?:happen again|"
+    r"come back|recur|return|collapse again))\b[^.;,\u2014\u2013-]{0,15}$",
+    re.IGNORECASE,
+)
+"""Words before a figure that make it a share spared ("freedom from recurrence 95 to 99%",
+"'won't happen again' means about 95 to 99 in 100")."""
+
+
 def complement(claim: Claim) -> Claim:
-    """A share of people *spared* an outcome ("95 to 99 in 100 never have it again") read as
-    the share who have it (1 to 5 in 100)."""
+    """A share of people *spared* an outcome ("95 to 99 in 100 never have it again", "freedom
+    from recurrence 95-99%") read as the share who have it (1 to 5 in 100)."""
     if claim.unit != "percent":
         return claim
     clause = claim_clause(claim)
     quote = _normal(claim.quote)
     after = clause[clause.find(quote) + len(quote) :] if quote in clause else ""
+    before = _normal(claim.sentence)
+    before = before[: before.find(quote)] if quote in before else ""
     outcome = _OUTCOME_WORDS.search(after)
-    if outcome is None or not _COMPLEMENT.search(after[: outcome.start()]):
+    spared_after = outcome is not None and _COMPLEMENT.search(after[: outcome.start()])
+    if not (spared_after or _SPARED_BEFORE.search(before)):
         return claim
     return Claim(claim.sentence, 100 - claim.high, 100 - claim.low, claim.unit, claim.quote)
 
@@ -283,9 +309,9 @@ def check_claim(claim: Claim, case: MedicalCase) -> ClaimVerdict:
     agreeing = next((fact for fact in reading.candidates if _supports(fact, claim)), None)
     if agreeing is not None:
         return ClaimVerdict(claim, "supported", agreeing)
-    if reading.decisive and _other_reading(claim, case) is None:
+    if (reading.decisive or reading.every_option) and _other_reading(claim, case) is None:
         nearest = _nearest(reading.candidates, claim)
-        if _far_off(nearest, claim):
+        if all(_far_off(fact, claim) for fact in reading.candidates):
             return ClaimVerdict(claim, "contradicted", nearest)
     return ClaimVerdict(claim, "unverifiable", None)
 
