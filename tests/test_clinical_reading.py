@@ -529,6 +529,9 @@ def test_a_frame_named_as_a_topic_gives_no_advice() -> None:
         "for",
         True,
     )
+    assert sentence_stance(
+        "What I'd advise, and I've done a good many of these, is the keyhole lobectomy."
+    ) == ("for", True)
 
 
 def test_the_doctors_own_advice_outweighs_guidance_they_only_report() -> None:

@@ -238,12 +238,11 @@ _CONDITIONAL_AFTER = re.compile(
 )
 
 
-_TOPIC = re.compile(r"\bwhat\s*$", _I)
-_TOPIC_ANSWERED = re.compile(
-    r"(?: (?:for you|here|in your (?:case|shoes|place)|myself))?\s*(?:is|would be|:)", _I
-)
-"""A frame named as a topic ("I'll cover what you have, what we'd advise, and what the operation
-involves") gives no advice; one that goes on to give it ("What I'd advise is this: ...") does."""
+_TOPIC_BEFORE = re.compile(r"\b(?:what|how|why|when)\b[^.;:?!]{0,60},\s*(?:and\s+)?what\s*$", _I)
+_TOPIC_AFTER = re.compile(r"\s*,\s*(?:and\s+)?(?:what|how|why|when)\b", _I)
+"""A frame named as one topic in a list ("I'll cover what you have, what we'd advise, and what
+the operation involves") gives no advice; one that goes on to give it ("What I'd advise, and I've
+done many of these, is the keyhole lobectomy") does."""
 
 
 _FOR_SOMEONE_ELSE = re.compile(r"^[^.;]{0,20}\bfor (?:him|her|them)\b", _I)
@@ -361,7 +360,11 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
                 or _REPORTED.search(local)
                 or _RELATIVE.search(before)
                 or _AFTERCARE.search(text)
-                or (_TOPIC.search(before) and not _TOPIC_ANSWERED.match(text, frame.end()))
+                or _TOPIC_BEFORE.search(before)
+                or (
+                    before.rstrip().lower().endswith("what")
+                    and _TOPIC_AFTER.match(text, frame.end())
+                )
             ):
                 continue
             clause, start, end = _clause_around(text, frame.start(), frame.end())
