@@ -386,6 +386,16 @@ def test_a_repair_size_given_with_at_is_a_trigger_not_advice_to_operate() -> Non
         (["Yearly ultrasound scans are the safest course here.", "That is my advice."], "against"),
         (["Surgery now is one option.", "That is not my recommendation."], "against"),
         (["The recommended treatment is keyhole surgery to staple the blebs."], "for"),
+        # the doctor's own advice before a story's praise; a plan stated; guidance cited by name
+        (
+            [
+                "A friend found the repair the best thing they ever did, and I understand why it "
+                "tempts you, but I would advise against it at this size."
+            ],
+            "against",
+        ),
+        (["So the plan is a scan about once a year to keep an eye on it."], "against"),
+        (["So, per NICE and ESVS: ultrasound surveillance about every 12 months."], "against"),
     ],
 )
 def test_advice_in_the_forms_clinicians_give_it(sentences: list[str], expected: str) -> None:
@@ -595,6 +605,7 @@ def test_a_figure_false_under_every_option_is_contradicted(
         # facts as data: where an aneurysm starts, the stay after open repair, the pace of scans
         # from 4.5 cm said without its unit
         ("A normal aorta is about 2 cm; from 3 cm we speak of an aneurysm.", "small_aaa"),
+        ("NICE defines an aneurysm from 3.0 centimetres.", "small_aaa"),
         (
             "Open repair: about one week in hospital and two to three months of recovery.",
             "small_aaa",

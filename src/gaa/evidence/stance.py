@@ -53,6 +53,7 @@ _OWN_FRAME = re.compile(
     r"(?=(?:fix|repair|operate on|watch|monitor|scan) (?:it|these|them|this|that)\b)"
     r"|\b(?:here's|here is|this is) (?:the|my|our) (?:plan|advice|answer|view)\b"
     r"|\b(?:the|my|our) plan (?:I'd|I would|we'd|we would) (?:suggest|recommend|propose)\b"
+    r"|\b(?:the|my|our) plan(?: for you| now| from here| from now on)? (?:is|would be|will be)\b"
     r"|^\W*(?:so|then|therefore)\s*:"
     r"|\byou(?:'re| are) having (?:the|this|an) (?:\w+ )?(?:operation|surgery|op)\b"
     r"|\b(?:let's|let us) (?:get you (?:booked|on|in|scheduled)|book|schedule|go ahead|proceed|"
@@ -96,6 +97,8 @@ _GUIDELINE_FRAME = re.compile(
     r"treatment)|Societ(?:y|ies)|Associations?|Colleges?|Institutes?|Academ(?:y|ies))"
     r"\b[^.?!]{0,60}?\b(?:recommend|advise|suggest|favou?r|support|back|point (?:to|towards)|"
     r"say|says|said)\w*"
+    r"|\b(?:per|according to|in line with|following) (?:the )?(?:NICE|ESVS|SVS|BTS|ERS|ACCP|NCCN|"
+    r"guidelines?|guidance)\b[^.?!:]{0,60}:"
     r"|\b(?:the )?recommended (?:treatment|option|course|approach|management|plan)(?: for you|"
     r" here| for this)? (?:is|would be)\b"
     r"|\b(?:the|the team's|their) (?:advice|recommendation)(?: for you| here| for this size|"
@@ -238,6 +241,9 @@ _CONDITIONAL_AFTER = re.compile(
 )
 
 
+_PRONOUN_OBJECT = re.compile(r"\s+(?:it|this|that|them)\b(?! (?:is|was|will|would|'s)\b)", _I)
+"""A frame whose object is a pronoun ("I would advise against it"): the option is named before."""
+_FIRST_PERSON = re.compile(r"\W*(?:I\b|I'|we\b|we'|my\b|our\b|in my\b|if I\b|if it were me\b)", _I)
 _TOPIC_BEFORE = re.compile(r"\b(?:what|how|why|when)\b[^.;:?!]{0,60},\s*(?:and\s+)?what\s*$", _I)
 _TOPIC_AFTER = re.compile(r"\s*,\s*(?:and\s+)?(?:what|how|why|when)\b", _I)
 """A frame named as one topic in a list ("I'll cover what you have, what we'd advise, and what
@@ -352,7 +358,10 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
         return "neutral", False
     adopted = _ADOPTED.search(text) is not None
     for own, frames in ((True, _OWN_FRAME), (False, _GUIDELINE_FRAME)):
-        for frame in frames.finditer(text):
+        # the doctor's first-person advice first: in "a friend found it the best thing they
+        # ever did, but I would advise against it" the advice is the "I"
+        found = sorted(frames.finditer(text), key=lambda f: _FIRST_PERSON.match(f.group(0)) is None)
+        for frame in found:
             before = text[: frame.start()]
             local = re.split(r"[,;:]|\band\b|\bbut\b", before)[-1]
             if (
@@ -376,8 +385,11 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
                 continue
             rest = text[frame.start() - start + len(clause) :]
             stance = _object_stance(clause, start, end, rest)
-            if stance == "neutral" and _ELLIPSIS.match(text, frame.start()):
-                # "Some surgeons would operate, but I wouldn't": the object is said before
+            if stance == "neutral" and (
+                _ELLIPSIS.match(text, frame.start()) or _PRONOUN_OBJECT.match(text, frame.end())
+            ):
+                # "Some surgeons would operate, but I wouldn't", "... repaired, but I would
+                # advise against it": the object is said before
                 stance = _object_stance(text[: frame.end()], frame.start(), frame.end(), rest)
             if stance == "neutral":
                 continue
