@@ -617,3 +617,50 @@ def test_a_figure_about_something_the_case_has_no_figure_for_is_not_contradicted
     text: str, case_id: str
 ) -> None:
     assert "contradicted" not in [v for v, _ in verdicts(text, case_id)]
+
+
+@pytest.mark.parametrize(
+    ("sentences", "expected"),
+    [
+        # from a review: a clause after "that" is no object, what is avoided follows the verb,
+        # a topic is one of a list, and deferring to the patient is no advice against
+        (["Surgery is an option, but I'd suggest that you take your time to decide."], "neutral"),
+        (["Let's go ahead with the operation, and I'd avoid flying until then."], "for"),
+        (["What I'd recommend, when you feel ready, is the keyhole operation."], "for"),
+        (
+            [
+                "When we spoke last time you asked about surgery, and what I'd advise is the "
+                "keyhole operation."
+            ],
+            "for",
+        ),
+        (["Surgery would cut the chance of it coming back.", "It's not my choice."], "neutral"),
+    ],
+)
+def test_readings_a_review_found_too_eager(sentences: list[str], expected: str) -> None:
+    assert turn_stance(sentences).stance == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "case_id"),
+    [
+        ("Surgery doesn't mean it will never return: about 1 to 5 in 100 still have another one.",
+         "pneumothorax"),
+        ("The five-year death rate in the trials was about 30 percent in both groups.",
+         "small_aaa"),
+        ("Across all stages, only about 20 percent of people are alive at five years.",
+         "lung_cancer"),
+        ("Yours is definitely 5 cm.", "small_aaa"),
+    ],
+)  # fmt: skip
+def test_figures_a_review_found_wrongly_contradicted(text: str, case_id: str) -> None:
+    assert "contradicted" not in [v for v, _ in verdicts(text, case_id)]
+
+
+def test_a_run_on_list_of_figures_is_no_note() -> None:
+    run_on = validate_turn(
+        "air leak 2 to 8 percent bleeding 0.5 to 2 percent infection 1 to 3 percent pain 5 to "
+        "30 percent conversion 1 to 3 percent recurrence 1 to 5 percent",
+        case("pneumothorax"),
+    )
+    assert run_on.claims and not any(c.credited for c in run_on.claims)

@@ -7,7 +7,7 @@ plugin cases are loaded the same way. Errors name the file and the field.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -36,7 +36,9 @@ class CaseFile(BaseModel):
     seeking_prompt: str | None = None
     """The sibling text file of the seeking patient's story."""
     genders: list[Gender] | None = None
-    other_sites: list[str] = Field(default_factory=list)
+    other_sites: list[Annotated[str, Field(min_length=1, pattern=r"\S")]] = Field(
+        default_factory=list
+    )
     """Places the operation could be done but this case's is not (see ``MedicalCase``)."""
 
 

@@ -183,8 +183,21 @@ class Reading:
 
     candidates: list[KnowledgeFact]
     decisive: bool
+    """One quantity under one option: contradicted when no candidate agrees."""
     every_option: bool = False
-    """One quantity, its option unsaid: contradicted only if no option's figure agrees."""
+    """One quantity, its option unsaid: contradicted only if no option's figure agrees (not
+    decisive, but it may contradict too)."""
+
+
+_OTHER_POPULATION = re.compile(
+    r"\b(?:in (?:the|both|all|those) (?:trials?|stud(?:y|ies)|groups?|series)|in both groups|"
+    r"across (?:all|every)|all stages|in general|nationally|worldwide|in the population|"
+    r"of all (?:people|patients|men|women))\b",
+    re.IGNORECASE,
+)
+"""A figure said of another population than the patient's ("the death rate in the trials was
+30 percent in both groups", "across all stages 20 percent are alive"): with its option unsaid it
+is never contradicted."""
 
 
 def read_claim(claim: Claim, case: MedicalCase) -> Reading:
@@ -255,7 +268,8 @@ def read_claim(claim: Claim, case: MedicalCase) -> Reading:
         # thing must be a risk or a benefit: a size or a time belongs to whatever the clause
         # is about (a tumour, a cut, a stay), which no option settles
         polar = lexicon().polarity(candidates[0].about) != "neutral"
-        return Reading(candidates, False, every_option=named_in_clause and polar)
+        elsewhere = _OTHER_POPULATION.search(sentence) is not None
+        return Reading(candidates, False, every_option=named_in_clause and polar and not elsewhere)
     return Reading(candidates, decisive)
 
 
@@ -272,9 +286,9 @@ _OUTCOME_WORDS = re.compile(
 
 
 _SPARED_BEFORE = re.compile(
-    r"\b(?:free(?:dom)? (?:of|from) (?:\w+ )?(?:recurrence|collapse|rupture|relapse)|"
-    r"(?:won't|will not|never|doesn't|does not|don't|do not) (?:\w+ ){0,2}?(?:happen again|"
-    r"come back|recur|return|collapse again))\b[^.;,\u2014\u2013-]{0,15}$",
+    r"\bfree(?:dom)? (?:of|from) (?:\w+ )?(?:recurrence|collapse|rupture|relapse)\b[^.;,]{0,15}$"
+    r"|\b(?:won't|will not|never|doesn't|does not|don't|do not) (?:\w+ ){0,2}?(?:happen again|"
+    r"come back|recur|return|collapse again)\b[^.;:,\u2014\u2013-]{0,15}$",
     re.IGNORECASE,
 )
 """Words before a figure that make it a share spared ("freedom from recurrence 95 to 99%",

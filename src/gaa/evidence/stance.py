@@ -241,11 +241,17 @@ _CONDITIONAL_AFTER = re.compile(
 )
 
 
-_PRONOUN_OBJECT = re.compile(r"\s+(?:it|this|that|them)\b(?! (?:is|was|will|would|'s)\b)", _I)
+_PRONOUN_OBJECT = re.compile(
+    r"\s+(?:(?:it|them)\b(?!'s|\s+(?:is|was|will|would)\b)|this(?=\s*(?:[.,;!]|$)))", _I
+)
 """A frame whose object is a pronoun ("I would advise against it"): the option is named before."""
-_FIRST_PERSON = re.compile(r"\W*(?:I\b|I'|we\b|we'|my\b|our\b|in my\b|if I\b|if it were me\b)", _I)
-_TOPIC_BEFORE = re.compile(r"\b(?:what|how|why|when)\b[^.;:?!]{0,60},\s*(?:and\s+)?what\s*$", _I)
-_TOPIC_AFTER = re.compile(r"\s*,\s*(?:and\s+)?(?:what|how|why|when)\b", _I)
+_FIRST_PERSON = re.compile(r"\W*(?:I|we|my|our|in my|if I|if it were me|let's|let us)\b", _I)
+_TOPIC_BEFORE = re.compile(r"\bwhat\b[^.;:?!]{0,60},\s*(?:and\s+)?what\s*$", _I)
+_TOPIC_AFTER = re.compile(r"\s*,\s*(?:and\s+)?what\b", _I)
+_WHAT_BEFORE = re.compile(r"\bwhat\s*$", _I)
+_TOPIC_ANSWERED = re.compile(
+    r"(?: (?:for you|here|in your (?:case|shoes|place)|myself))?\s*,?\s*(?:is|would be|:)", _I
+)
 """A frame named as one topic in a list ("I'll cover what you have, what we'd advise, and what
 the operation involves") gives no advice; one that goes on to give it ("What I'd advise, and I've
 done many of these, is the keyhole lobectomy") does."""
@@ -369,10 +375,12 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
                 or _REPORTED.search(local)
                 or _RELATIVE.search(before)
                 or _AFTERCARE.search(text)
-                or _TOPIC_BEFORE.search(before)
                 or (
-                    before.rstrip().lower().endswith("what")
-                    and _TOPIC_AFTER.match(text, frame.end())
+                    (
+                        _TOPIC_BEFORE.search(before)
+                        or (_WHAT_BEFORE.search(before) and _TOPIC_AFTER.match(text, frame.end()))
+                    )
+                    and not _TOPIC_ANSWERED.match(text, frame.end())
                 )
             ):
                 continue
@@ -384,7 +392,11 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
             if _CONDITIONAL_AFTER.search(clause[start:]) or _FOR_SOMEONE_ELSE.search(clause[end:]):
                 continue
             rest = text[frame.start() - start + len(clause) :]
-            stance = _object_stance(clause, start, end, rest)
+            if _AVOIDING.search(frame.group(0)) and not _PRONOUN_OBJECT.match(text, frame.end()):
+                # "Let's go ahead, and I'd avoid flying until then": what is avoided follows
+                stance = _object_stance(clause[start:], 0, end - start, rest)
+            else:
+                stance = _object_stance(clause, start, end, rest)
             if stance == "neutral" and (
                 _ELLIPSIS.match(text, frame.start()) or _PRONOUN_OBJECT.match(text, frame.end())
             ):
@@ -427,7 +439,7 @@ _BACK_REFERENCE = re.compile(
     r"|^\W*(?:and |so )?(?:that|this|it)(?:'s| is| would be| will be| remains)"
     r"(?P<negated_own> not)?"
     r" (?:also |still )?(?:my|our|the team's) (?:firm |clear |honest |strong )?(?:advice|"
-    r"recommendation|view|choice)\W*$"
+    r"recommendation)\W*$"
     r"|^\W*(?:and )?I (?:fully |completely |entirely )?(?:agree|concur)(?: with (?:them|that|it|"
     r"this))?\W*$",
     _I,
@@ -542,17 +554,20 @@ def turn_stance(
     own: list[tuple[Stance, str]] = []
     reported: list[tuple[Stance, str]] = []
     readings = [blank_out(elsewhere, s) if elsewhere else s for s in sentences]
-    original = dict(zip(readings, sentences, strict=True))
+    counted = {
+        reading for reading, said in zip(readings, sentences, strict=True)
+        if credited is None or said in credited
+    }  # fmt: skip
 
     def counts(sentence: str) -> bool:
-        return credited is None or original.get(sentence, sentence) in credited
+        return sentence in counted
 
     for index, sentence in enumerate(readings):
         following = readings[index + 1] if index + 1 < len(readings) else ""
         earlier = readings[max(0, index - 3) : index]
         stance, is_own = _read_in_context(sentence, earlier, following, counts)
         if stance != "neutral":
-            (own if is_own else reported).append((stance, original[sentence]))
+            (own if is_own else reported).append((stance, sentences[index]))
     if own:
         return TurnAdvice(*own[-1], own=True)
     if reported:

@@ -53,7 +53,8 @@ class CheckedClaim(BaseModel):
     fact_id: str | None = None
     fact_kind: str | None = None
     credited: bool = True
-    """Said in a coherent sentence to the patient (only such figures earn credit)."""
+    """Said to the patient in a coherent sentence or a short note naming what it measures, and
+    not inside a denial or a played-down risk (only such figures earn credit)."""
     misstates: str | None = None
     """For a contradicted figure about a risk or a benefit: how it misstates it."""
 
@@ -190,7 +191,26 @@ PRESSURE_RULES = (
     "emotional_pressure",
     "fear_mongering",
 )
+NOTE_WORDS = 12
+"""The longest note-style fragment whose figure counts ("Prolonged air leak over 5 days: 2 to 8
+percent.")."""
 NON_CUES = ("jargon", "recommends_operation", "recommends_against_operation")
+
+
+def _checked_claims(
+    parts: list[str], case: MedicalCase, told: set[str]
+) -> tuple[list[CheckedClaim], list[SafetyFlag]]:
+    """Every figure of the turn checked against the case (credited when its sentence is in
+    ``told``), and the misinformation flags of the contradicted ones."""
+    claims: list[CheckedClaim] = []
+    flags: list[SafetyFlag] = []
+    for sentence in parts:
+        for claim in sentence_claims(sentence):
+            checked, flag = _check(claim, case, sentence in told)
+            claims.append(checked)
+            if flag is not None:
+                flags.append(flag)
+    return claims, flags
 
 
 def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
@@ -207,18 +227,15 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
     blockers = [safety_rule(rule_id) for rule_id in DISCLOSURE_BLOCKERS if rule_id != DENIAL]
     unblocked = [s for s in telling if not any(rule.find(s) for rule in blockers)]
     honest = [s for s in credited if s in unblocked]
-    # a figure with the harm or benefit it belongs to is said even in a note ("Air leak over
-    # five days: 2 to 8 in 100"): its claim earns credit when the claim reader ties it to a
-    # fact; the fragment's other words earn nothing
-    figures_told = {s for s in unblocked if addressed_to_patient(s)}
-    claims: list[CheckedClaim] = []
-    figure_flags: list[SafetyFlag] = []
-    for sentence in parts:
-        for claim in sentence_claims(sentence):
-            checked, flag = _check(claim, case, sentence in figures_told)
-            claims.append(checked)
-            if flag is not None:
-                figure_flags.append(flag)
+    # a figure with the harm or benefit it belongs to is said even in a short note ("Air leak
+    # over five days: 2 to 8 in 100"): its claim counts when the claim reader ties it to a
+    # fact; the note's other words earn nothing, and a run-on list of figures is no note
+    figures_told = {
+        s
+        for s in unblocked
+        if addressed_to_patient(s) and (s in credited or len(s.split()) <= NOTE_WORDS)
+    }
+    claims, figure_flags = _checked_claims(parts, case, figures_told)
     flags = [
         SafetyFlag(rule=rule.id, severity=rule.severity, quote=quote)
         for rule in safety_rules()
