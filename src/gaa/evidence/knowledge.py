@@ -323,10 +323,12 @@ def check_claim(claim: Claim, case: MedicalCase) -> ClaimVerdict:
     agreeing = next((fact for fact in reading.candidates if _supports(fact, claim)), None)
     if agreeing is not None:
         return ClaimVerdict(claim, "supported", agreeing)
-    if (reading.decisive or reading.every_option) and _other_reading(claim, case) is None:
-        nearest = _nearest(reading.candidates, claim)
-        if all(_far_off(fact, claim) for fact in reading.candidates):
-            return ClaimVerdict(claim, "contradicted", nearest)
+    if (
+        (reading.decisive or reading.every_option)
+        and _other_reading(claim, case) is None
+        and all(_far_off(fact, claim) for fact in reading.candidates)
+    ):
+        return ClaimVerdict(claim, "contradicted", _nearest(reading.candidates, claim))
     return ClaimVerdict(claim, "unverifiable", None)
 
 

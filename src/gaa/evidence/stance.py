@@ -392,14 +392,13 @@ def sentence_stance(sentence: str) -> tuple[Stance, bool]:
             if _CONDITIONAL_AFTER.search(clause[start:]) or _FOR_SOMEONE_ELSE.search(clause[end:]):
                 continue
             rest = text[frame.start() - start + len(clause) :]
-            if _AVOIDING.search(frame.group(0)) and not _PRONOUN_OBJECT.match(text, frame.end()):
+            pronoun_object = _PRONOUN_OBJECT.match(text, frame.end()) is not None
+            if _AVOIDING.search(frame.group(0)) and not pronoun_object:
                 # "Let's go ahead, and I'd avoid flying until then": what is avoided follows
                 stance = _object_stance(clause[start:], 0, end - start, rest)
             else:
                 stance = _object_stance(clause, start, end, rest)
-            if stance == "neutral" and (
-                _ELLIPSIS.match(text, frame.start()) or _PRONOUN_OBJECT.match(text, frame.end())
-            ):
+            if stance == "neutral" and (_ELLIPSIS.match(text, frame.start()) or pronoun_object):
                 # "Some surgeons would operate, but I wouldn't", "... repaired, but I would
                 # advise against it": the object is said before
                 stance = _object_stance(text[: frame.end()], frame.start(), frame.end(), rest)

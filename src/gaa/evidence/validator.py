@@ -230,11 +230,8 @@ def validate_turn(text: str, case: MedicalCase) -> TurnValidation:
     # a figure with the harm or benefit it belongs to is said even in a short note ("Air leak
     # over five days: 2 to 8 in 100"): its claim counts when the claim reader ties it to a
     # fact; the note's other words earn nothing, and a run-on list of figures is no note
-    figures_told = {
-        s
-        for s in unblocked
-        if addressed_to_patient(s) and (s in credited or len(s.split()) <= NOTE_WORDS)
-    }
+    notes = {s for s in unblocked if len(s.split()) <= NOTE_WORDS and addressed_to_patient(s)}
+    figures_told = set(honest) | notes
     claims, figure_flags = _checked_claims(parts, case, figures_told)
     flags = [
         SafetyFlag(rule=rule.id, severity=rule.severity, quote=quote)
