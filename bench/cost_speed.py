@@ -203,10 +203,12 @@ def run_model_dialogue(personas: str, recorder: Recorder, log_dir: str, rounds: 
 
 
 def replay_floor(recorder: Recorder, log_dir: str) -> float:
-    """CPU seconds of a bare Inspect task making the same calls, sample by sample."""
+    """CPU seconds of a bare Inspect task making the same calls, sample by sample: the
+    doctor's and patient's in a solver, the judge's in a scorer."""
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
     from inspect_ai.model import get_model
+    from inspect_ai.scorer import Score, Target, mean, scorer
     from inspect_ai.solver import Generate, TaskState, solver
 
     queues: dict[tuple[str, str], list[str]] = {}
@@ -228,18 +230,34 @@ def replay_floor(recorder: Recorder, log_dir: str) -> float:
         for role in ("doctor", "patient", "judge")
     }
 
+    async def replay_calls(sample_id: object, roles: set[str]) -> None:
+        for role, messages, _ in recorder.calls[str(sample_id)]:
+            if role in roles:
+                await get_model(role=role).generate(messages)
+
     @solver
     def replay() -> Callable[..., Any]:
         async def solve(state: TaskState, generate: Generate) -> TaskState:
-            for role, messages, _ in recorder.calls[str(state.sample_id)]:
-                await get_model(role=role).generate(messages)
+            await replay_calls(state.sample_id, {"doctor", "patient"})
             return state
 
         return solve
 
+    @scorer(metrics=[mean()])
+    def replay_judge() -> Callable[..., Any]:
+        """The judge's calls in a scorer, as the benchmark makes them (Inspect opens its
+        scorer spans and logs a score event for any benchmark that scores)."""
+
+        async def score(state: TaskState, target: Target) -> Score:
+            await replay_calls(state.sample_id, {"judge"})
+            return Score(value=1.0)
+
+        return score
+
     task = Task(
         dataset=[Sample(input="x", id=key) for key in recorder.calls if key != "?"],
         solver=replay(),
+        scorer=replay_judge(),
     )
     started = time.process_time()
     [log] = eval(

@@ -118,6 +118,15 @@ def test_sample_carries_session_evidence_and_readable_transcript(
     assert doctor_turn["validation"]["consent"]
     spans = [e.name for e in sample.events if getattr(e, "event", "") == "span_begin"]
     assert spans.count("dialogue") == 1 and not any(name.startswith("round") for name in spans)
+    # the phases copy no store: the solver's own span logs the consultation's store once
+    span_names = {e.id: e.name for e in sample.events if getattr(e, "event", "") == "span_begin"}
+    stores = [e for e in sample.events if getattr(e, "event", "") == "store"]
+    assert "dialogue" not in {span_names.get(e.span_id) for e in stores}
+    assert any(
+        change.path == "/gaa:session" and span_names.get(e.span_id) == "gaa/dialogue_solver"
+        for e in stores
+        for change in e.changes
+    )
     infos = [e for e in sample.events if getattr(e, "event", "") == "info"]
     assert len(infos) == 1 + len(session["turns"]) // 2  # the opening, then one a round
     text = str(infos[1].data)  # long texts are stored once, as attachments

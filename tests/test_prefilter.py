@@ -10,9 +10,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gaa.evidence._prefilter import candidates, lowered_for_prefilter, required_words
+from gaa.evidence._prefilter import (
+    by_identity,
+    candidates,
+    lowered_for_prefilter,
+    required_words,
+)
 from gaa.evidence.quantities import lexicon
-from gaa.evidence.rules import communication_cues, consent_items, safety_rules
+from gaa.evidence.rules import (
+    _remembered_find,
+    _remembered_sentence,
+    communication_cues,
+    consent_items,
+    safety_rules,
+)
 
 DATA = Path(__file__).parent / "data"
 
@@ -71,3 +82,38 @@ def test_letters_that_fold_to_ascii_turn_the_prefilter_off(text: str) -> None:
     assert lowered_for_prefilter(text) is None
     pattern = re.compile(r"sign today|i guarantee", re.IGNORECASE)
     assert candidates((pattern,), lowered_for_prefilter(text)) == (pattern,)
+
+
+def test_remembered_by_identity_computes_once_per_object() -> None:
+    calls: list[tuple[str, ...]] = []
+
+    def compute(key: tuple[str, ...]) -> int:
+        calls.append(key)
+        return len(key)
+
+    remembered = by_identity(compute)
+    first = ("a", "b")
+    assert remembered(first) == 2 and remembered(first) == 2
+    assert len(calls) == 1
+    equal = tuple(["a", "b"])  # equal, but another object: computed afresh, never confused
+    assert equal is not first and remembered(equal) == 2
+    assert len(calls) == 2
+
+
+def test_a_rule_reads_a_turn_as_it_reads_its_sentences() -> None:
+    """Sentences are remembered per rule: asking about each sentence first, then the whole
+    text, finds what a fresh reading of the whole text finds."""
+    texts = _texts()[:400]
+    fresh = {}
+    for rule in safety_rules():
+        _remembered_sentence.cache_clear()
+        _remembered_find.cache_clear()
+        fresh[rule.id] = [rule.find(text) for text in texts]
+    _remembered_find.cache_clear()
+    for text in texts:
+        for sentence in text.split(". "):
+            for rule in safety_rules():
+                rule.find(sentence)
+    for rule in safety_rules():
+        assert [rule.find(text) for text in texts] == fresh[rule.id], rule.id
+    assert any(found for found in fresh["injected_instructions"])

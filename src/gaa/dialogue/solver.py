@@ -36,11 +36,12 @@ from inspect_ai.model import (
     ModelOutput,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import span, store
+from inspect_ai.util import store
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
 from gaa._roles import role_model, structured_for
+from gaa._spans import phase_span
 from gaa._text import MAX_REPLY_CHARS, bounded, clean_text
 from gaa.dialogue._spotlight import Boundary
 from gaa.dialogue.explanation import DECISIONS, status_words
@@ -209,7 +210,7 @@ async def make_patient(
         return ScriptedPatient(persona, case)
     patient_model = role_model("patient")
     if compose:
-        async with span("patient constructor"):
+        async with phase_span("patient constructor"):
             prompt, failure = await construct_system_prompt(
                 persona, case, role_model("constructor", patient_model)
             )
@@ -495,9 +496,9 @@ def dialogue_solver(
             status_follow_up=status_follow_up,
             structured_output=structured_output,
         )
-        # one span for the whole dialogue: a span snapshots the sample store at its start and
-        # end, and the store holds the consultation so far
-        async with span("dialogue"):
+        # one span for the whole dialogue, copying no store (the consultation in the store is
+        # large): the solver's own span logs the store's changes once
+        async with phase_span("dialogue"):
             await consultation.opening()
             for round_ in range(1, max_rounds + 1):
                 text = await consultation.doctor_turn(round_)

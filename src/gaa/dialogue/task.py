@@ -21,6 +21,7 @@ from gaa._args import (
     parse_optional_bool,
     split_list,
 )
+from gaa._heap import settle_heap
 from gaa._versions import TASK_VERSIONS, package_version
 from gaa.dialogue.judge import dialogue_judge
 from gaa.dialogue.ruling import JUDGE_SETTINGS, JUDGES
@@ -270,6 +271,7 @@ def medical_dialogue(
     check_remote_doctor(options, args.flags["reveal_persona"])
     check_judging(judge, teamwork, validator)
     weight_values = parse_weights(weights) if weights else DEFAULT_WEIGHTS
+    settle_heap()
     return Task(
         dataset=MemoryDataset([persona_sample(p) for p in selected], name="gaa-personas"),
         solver=dialogue_solver(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from gaa.evidence._prefilter import candidates, lowered_for_prefilter
@@ -64,20 +64,35 @@ def lexicon() -> Lexicon:
     )
 
 
+READ_CACHE_SIZE = 8192
+"""Clauses remembered per process: a sentence's quantities and options are read for each of
+its figures and each fact the validator tests it against."""
+
+
 def quantities_in(text: str) -> set[str]:
     """The quantities whose cues appear in ``text``."""
+    return set(_quantities_in(text))
+
+
+@lru_cache(maxsize=READ_CACHE_SIZE)
+def _quantities_in(text: str) -> frozenset[str]:
     lowered = lowered_for_prefilter(text)
-    return {
+    return frozenset(
         name
         for name, quantity in lexicon().quantities.items()
         if any(p.search(text) for p in candidates(quantity.cues, lowered))
-    }
+    )
 
 
 def settings_in(text: str) -> set[str]:
     """The options ``text`` puts a figure under. "Without an operation" is no operation, not
     the operation; a named alternative overrides a generic "without surgery" in the same
     clause ("radiotherapy, without an operation, ...")."""
+    return set(_settings_in(text))
+
+
+@lru_cache(maxsize=READ_CACHE_SIZE)
+def _settings_in(text: str) -> frozenset[str]:
     found: set[str] = set()
     masked = text
     for pattern in lexicon().settings.get(NO_SURGERY, ()):
@@ -87,7 +102,7 @@ def settings_in(text: str) -> set[str]:
     for name, patterns in lexicon().settings.items():
         if name != NO_SURGERY and any(p.search(masked) for p in patterns):
             found.add(name)
-    return found
+    return frozenset(found)
 
 
 def allowed_settings(found: set[str]) -> set[str] | None:

@@ -16,7 +16,7 @@ import yaml
 from gaa._resources import prompts_dir
 from gaa._yaml import load_yaml
 from gaa.errors import GAAError
-from gaa.evidence._prefilter import candidates, lowered_for_prefilter
+from gaa.evidence._prefilter import by_identity, candidates, lowered_for_prefilter
 
 Severity = Literal["critical", "major"]
 _NEGATION = re.compile(
@@ -66,7 +66,7 @@ class RuleDataError(GAAError, ValueError):
 _BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
 
 
-@lru_cache(maxsize=4096)
+@by_identity
 def any_of(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str] | None:
     """One pattern that matches where any of ``patterns`` does (alternation finds a match
     wherever one alternative would), to screen text before the patterns run one by one; None
@@ -207,13 +207,15 @@ class SafetyRule:
         pieces = _SENTENCES.split(text)
         if not self.negatable:  # an instruction split over lines is still one instruction
             pieces.append(" ".join(text.split()))
-        for sentence in pieces:
-            if self.unless and any(p.search(sentence) for p in self.unless):
-                continue
-            found = find_unnegated(self.patterns, sentence, self.negatable, inside=self.negatable)
-            if found is not None:
+        for sentence in dict.fromkeys(pieces):  # a piece said twice is read once
+            if (found := _remembered_sentence(self, sentence)) is not None:
                 return found
         return self._find_together(text)
+
+    def _find_in_sentence(self, sentence: str) -> str | None:
+        if self.unless and any(p.search(sentence) for p in self.unless):
+            return None
+        return find_unnegated(self.patterns, sentence, self.negatable, inside=self.negatable)
 
     def _find_together(self, text: str) -> str | None:
         """Terms that fire together, never across a sentence end (``unless`` still applies)."""
@@ -222,18 +224,35 @@ class SafetyRule:
         pieces = [piece for line in text.splitlines() for piece in _TOGETHER_ENDS.split(line)]
         if not self.negatable:  # a note split over lines is still one note
             pieces += _TOGETHER_ENDS.split(" ".join(text.split()))
-        for sentence in pieces:
-            if self.unless and any(p.search(sentence) for p in self.unless):
-                continue
-            for group in self.together:
-                if (found := group.find(sentence)) is not None:
-                    return found
+        for sentence in dict.fromkeys(pieces):
+            if (found := _remembered_together(self, sentence)) is not None:
+                return found
+        return None
+
+    def _together_in_sentence(self, sentence: str) -> str | None:
+        if self.unless and any(p.search(sentence) for p in self.unless):
+            return None
+        for group in self.together:
+            if (found := group.find(sentence)) is not None:
+                return found
         return None
 
 
+# Rules are pure functions of the text, and of each sentence: a turn's sentences are read once
+# whether a rule is asked about the turn or about each sentence of it.
 @lru_cache(maxsize=FIND_CACHE_SIZE)
 def _remembered_find(rule: SafetyRule, text: str) -> str | None:
     return rule._find(text)
+
+
+@lru_cache(maxsize=FIND_CACHE_SIZE)
+def _remembered_sentence(rule: SafetyRule, sentence: str) -> str | None:
+    return rule._find_in_sentence(sentence)
+
+
+@lru_cache(maxsize=FIND_CACHE_SIZE)
+def _remembered_together(rule: SafetyRule, sentence: str) -> str | None:
+    return rule._together_in_sentence(sentence)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ is involved.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -102,7 +103,12 @@ class TurnValidation(BaseModel):
 
 def keyword_in(keyword: str, text: str) -> bool:
     """Whole-word, case-insensitive ("quit" is not in "quite")."""
-    return re.search(rf"\b{re.escape(keyword.lower())}\b", text) is not None
+    return _keyword_pattern(keyword).search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _keyword_pattern(keyword: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(keyword.lower())}\b")
 
 
 def _mentions_fact_kind(text: str, case: MedicalCase, kinds: tuple[str, ...]) -> bool:

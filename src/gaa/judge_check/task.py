@@ -29,6 +29,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from gaa._heap import settle_heap
 from gaa._text import clean_text
 from gaa._versions import TASK_VERSIONS
 from gaa.dialogue.rubric import GROUPS, load_rubric
@@ -310,6 +311,7 @@ def judge_check(
     items = [item for item in items if item.case in installed]
     if not items:
         raise JudgeCheckDataError("no labelled consultation is of an installed case")
+    settle_heap()
     return Task(
         dataset=MemoryDataset([consultation_sample(i) for i in items], name="gaa-judge-check"),
         solver=load_consultation(validator),

@@ -6,6 +6,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 
+from gaa._heap import settle_heap
 from gaa._roles import role_models
 from gaa._versions import TASK_VERSIONS
 from gaa.errors import GAAError
@@ -56,6 +57,7 @@ def medical_qa(
     else:
         entry = catalogue().question_sets.get(question_set)
         samples, name = list(entry.item()), entry.full_name
+    settle_heap()
     return Task(
         dataset=MemoryDataset(samples, name=name),
         solver=teamwork_solver(teamwork, n_agents, n_turns, structured_output=structured_output),

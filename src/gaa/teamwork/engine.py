@@ -13,9 +13,9 @@ from typing import Any
 
 from inspect_ai._util._async import tg_collect
 from inspect_ai.model import GenerateConfig, Model
-from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
+from gaa._spans import phase_span
 from gaa.teamwork.component import LeaderTask, TeamworkComponent
 from gaa.teamwork.config import DEFAULT_AGENTS, MAX_AGENTS, MIN_AGENTS, TeamworkConfig
 from gaa.teamwork.ledger import CallLedger
@@ -194,10 +194,10 @@ async def deliberate(
         components = [cls() for cls in config.classes()]
     team = Team(batch, config, models, components, settings)
 
-    async with span("R1 recruitment"):
+    async with phase_span("R1 recruitment"):
         await _recruit(team, components)
 
-    async with span("R2 independent answers"):
+    async with phase_span("R2 independent answers"):
         if not await _answer_step(team, "answer"):
             raise DeliberationError(
                 f"All {len(team.members)} team members failed to give a readable answer "
@@ -213,7 +213,7 @@ async def deliberate(
     if not config.single:
         for turn in range(1, config.n_turns + 1):
             final = turn == config.n_turns
-            async with span(f"R3 discussion turn {turn}"):
+            async with phase_span(f"R3 discussion turn {turn}"):
                 await _answer_step(team, "final" if final else "discuss", turn)
                 results = None
                 if team.has_leader:
@@ -228,7 +228,7 @@ async def deliberate(
                 f"All {len(team.members)} team members failed to give a readable final answer"
             )
 
-    async with span("R4 aggregation"):
+    async with phase_span("R4 aggregation"):
         method, outcomes = _aggregate(team, components)
 
     return DeliberationResult(
