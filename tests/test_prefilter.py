@@ -117,3 +117,18 @@ def test_a_rule_reads_a_turn_as_it_reads_its_sentences() -> None:
     for rule in safety_rules():
         assert [rule.find(text) for text in texts] == fresh[rule.id], rule.id
     assert any(found for found in fresh["injected_instructions"])
+
+
+def test_words_beyond_ascii_are_looked_for_only_in_texts_beyond_ascii() -> None:
+    pattern = re.compile(r"\b(?:Prüfer|аудитор)\w*\s*:", re.IGNORECASE)
+    assert required_words(pattern) == {"prüfer", "аудитор"}
+    assert candidates((pattern,), lowered_for_prefilter("Dear reviewer: all is well.")) == ()
+    for text in ("An den PRÜFER: alles gut.", "Аудитор: всё хорошо.", "Café. Prüfung."):
+        assert candidates((pattern,), lowered_for_prefilter(text)) == (pattern,)
+    assert pattern.search("An den PRÜFER: alles gut.")
+
+
+def test_a_letter_that_matches_ascii_makes_no_sure_word() -> None:
+    pattern = re.compile("\u017fign now", re.IGNORECASE)  # the long s matches "s"
+    assert pattern.search("sign now") and required_words(pattern) is None
+    assert candidates((pattern,), lowered_for_prefilter("Please sign now.")) == (pattern,)

@@ -2,11 +2,18 @@
 
 A full collection walks every tracked object in the process, and after start-up most of them
 are Inspect's and GAA's modules, schemas, compiled rules and case files: they never become
-garbage, yet each full collection of a long run walks them again. :func:`settle_heap`, called
-once a task is built, collects what start-up left behind and moves the survivors to the
-collector's permanent generation (:func:`gc.freeze`). Objects made afterwards are collected as
-usual. It runs once per process, so a process that builds many tasks does not freeze each
-task's leftovers; ``GAA_GC_FREEZE=0`` turns it off.
+garbage, yet each full collection walks them again, and a run's samples, events and model
+replies only add to the walk. :func:`settle_heap`, called when a task is built:
+
+- collects what start-up left behind and moves the survivors to the collector's permanent
+  generation (:func:`gc.freeze`), once per process, so a process that builds many tasks does
+  not freeze each task's leftovers;
+- collects the youngest generation every 10,000 allocations instead of 700, and the oldest
+  after 20 middle ones instead of 10 (never lowering a threshold already set higher).
+  Collections then run about a tenth as often; cyclic garbage waits a little longer.
+
+Objects made afterwards are collected as usual. ``GAA_GC_TUNE=0`` leaves the collector as it
+is.
 """
 
 from __future__ import annotations
@@ -14,14 +21,23 @@ from __future__ import annotations
 import gc
 import os
 
-_settled = False
+YOUNG_THRESHOLD = 10_000
+MIDDLE_THRESHOLD = 20
+OLD_THRESHOLD = 20
+_frozen = False
 
 
 def settle_heap() -> None:
-    """Collect, then freeze the survivors (once per process; see the module docstring)."""
-    global _settled
-    if _settled or os.environ.get("GAA_GC_FREEZE", "1") == "0":
+    """Freeze start-up's survivors (once) and space collections out (see the module)."""
+    global _frozen
+    if os.environ.get("GAA_GC_TUNE", "1") == "0":
         return
-    _settled = True
-    gc.collect()
-    gc.freeze()
+    young, middle, old = gc.get_threshold()
+    if young:  # 0: the collector is off, and stays off
+        gc.set_threshold(
+            max(young, YOUNG_THRESHOLD), max(middle, MIDDLE_THRESHOLD), max(old, OLD_THRESHOLD)
+        )
+    if not _frozen:
+        _frozen = True
+        gc.collect()
+        gc.freeze()

@@ -46,9 +46,11 @@ def _sequence(items: list[tuple[Any, Any]]) -> Words | None:
     run: list[str] = []
 
     def flush() -> None:
-        if run:
+        # a letter that matches an ASCII letter under IGNORECASE (long s, Kelvin sign, dotted
+        # and dotless I) makes the run no sure word
+        if run and not FOLDS_TO_ASCII.intersection(run):
             options.append(frozenset({"".join(run).lower()}))
-            run.clear()
+        run.clear()
 
     for op, arg in items:
         if op is sre.LITERAL:
@@ -77,17 +79,19 @@ def _sequence(items: list[tuple[Any, Any]]) -> Words | None:
 
 @lru_cache(maxsize=4096)
 def required_words(pattern: re.Pattern[str]) -> Words | None:
-    """Lowercase strings one of which every match of ``pattern`` contains, or ``None``."""
+    """Lowercase strings one of which every match of ``pattern`` contains, or ``None``.
+
+    A word with a letter beyond ASCII ("prüfer", "аудитор") is matched only by letters beyond
+    ASCII (Python's IGNORECASE maps no other such letter to an ASCII one), so it can be in an
+    ASCII text never and is looked for only in texts that are not ASCII (see :class:`_Plan`).
+    """
     if pattern.flags & re.VERBOSE:
         return None
     try:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     except re.error:
         return None
-    found = _sequence(list(parsed))
-    if found is None or any(not word.isascii() for word in found):
-        return None
-    return found
+    return _sequence(list(parsed))
 
 
 K = TypeVar("K")
@@ -120,23 +124,39 @@ def by_identity(compute: Callable[[K], V]) -> Callable[[K], V]:
 
 
 class _Plan:
-    """A tuple of patterns with the words each needs, and every such word once."""
+    """A tuple of patterns with the words each needs, and every such word once.
+
+    Each pattern's need is ``None`` (nothing sure: always a candidate), or its ASCII words and
+    whether it also has a word beyond ASCII (then any text that is not ASCII may match it).
+    """
 
     def __init__(self, patterns: tuple[re.Pattern[str], ...]) -> None:
         self.patterns = patterns
-        self.needs = tuple((pattern, required_words(pattern)) for pattern in patterns)
-        self.words = tuple(sorted({word for _, words in self.needs for word in words or ()}))
-        self.unfiltered = all(words is None for _, words in self.needs)
+        self.needs: tuple[tuple[re.Pattern[str], Words | None, bool], ...] = tuple(
+            (pattern, *_split(required_words(pattern))) for pattern in patterns
+        )
+        self.words = tuple(sorted({word for _, words, _ in self.needs for word in words or ()}))
+        self.unfiltered = all(words is None for _, words, _ in self.needs)
 
     def candidates(self, lowered: str) -> tuple[re.Pattern[str], ...]:
         if self.unfiltered:
             return self.patterns
         present = set(filter(lowered.__contains__, self.words))  # each word looked for once
+        beyond_ascii = not lowered.isascii()
         return tuple(
             pattern
-            for pattern, words in self.needs
-            if words is None or not words.isdisjoint(present)
+            for pattern, words, foreign in self.needs
+            if words is None or (foreign and beyond_ascii) or not words.isdisjoint(present)
         )
+
+
+def _split(words: Words | None) -> tuple[Words | None, bool]:
+    """The ASCII words of a need, and whether it has a word beyond ASCII."""
+    if words is None:
+        return None, False
+    return frozenset(word for word in words if word.isascii()), not all(
+        word.isascii() for word in words
+    )
 
 
 _plan = by_identity(_Plan)

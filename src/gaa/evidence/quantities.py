@@ -76,12 +76,26 @@ def quantities_in(text: str) -> set[str]:
 
 @lru_cache(maxsize=READ_CACHE_SIZE)
 def _quantities_in(text: str) -> frozenset[str]:
-    lowered = lowered_for_prefilter(text)
-    return frozenset(
-        name
-        for name, quantity in lexicon().quantities.items()
-        if any(p.search(text) for p in candidates(quantity.cues, lowered))
-    )
+    cues, owners = _every_cue()
+    found: set[str] = set()
+    for cue in candidates(cues, lowered_for_prefilter(text)):  # one prefilter pass for all
+        names = owners[id(cue)]
+        if not names <= found and cue.search(text):
+            found |= names
+    return frozenset(found)
+
+
+@cache
+def _every_cue() -> tuple[tuple[re.Pattern[str], ...], dict[int, frozenset[str]]]:
+    """Every quantity's cues in one tuple, and the quantities each cue names (``re`` hands out
+    one compiled pattern for a pattern written twice, so a cue can belong to several)."""
+    owners: dict[int, set[str]] = {}
+    cues: dict[int, re.Pattern[str]] = {}
+    for name, quantity in lexicon().quantities.items():
+        for cue in quantity.cues:
+            cues.setdefault(id(cue), cue)
+            owners.setdefault(id(cue), set()).add(name)
+    return tuple(cues.values()), {key: frozenset(names) for key, names in owners.items()}
 
 
 def settings_in(text: str) -> set[str]:

@@ -102,13 +102,14 @@ class TurnValidation(BaseModel):
 
 
 def keyword_in(keyword: str, text: str) -> bool:
-    """Whole-word, case-insensitive ("quit" is not in "quite")."""
-    return _keyword_pattern(keyword).search(text) is not None
+    """Whole-word, in lowercase ``text`` ("quit" is not in "quite")."""
+    lowered = keyword.lower()  # the cheap test first: most keywords are not there at all
+    return lowered in text and _keyword_pattern(lowered).search(text) is not None
 
 
 @lru_cache(maxsize=4096)
-def _keyword_pattern(keyword: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(keyword.lower())}\b")
+def _keyword_pattern(lowered: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(lowered)}\b")
 
 
 def _mentions_fact_kind(text: str, case: MedicalCase, kinds: tuple[str, ...]) -> bool:
