@@ -11,11 +11,13 @@ import pytest
 import yaml
 
 from gaa.evidence._prefilter import (
+    _plan,
     by_identity,
     candidates,
     lowered_for_prefilter,
     required_words,
 )
+from gaa.evidence._vocabulary import Vocabulary
 from gaa.evidence.quantities import lexicon
 from gaa.evidence.rules import (
     _remembered_find,
@@ -132,3 +134,22 @@ def test_a_letter_that_matches_ascii_makes_no_sure_word() -> None:
     pattern = re.compile("\u017fign now", re.IGNORECASE)  # the long s matches "s"
     assert pattern.search("sign now") and required_words(pattern) is None
     assert candidates((pattern,), lowered_for_prefilter("Please sign now.")) == (pattern,)
+
+
+def test_a_vocabulary_finds_exactly_the_words_a_text_holds() -> None:
+    words = ["toda", "today", "day", "a b", "decid", "decide now", "now", "ow"]
+    vocabulary = Vocabulary(words)
+    texts = ["you decide today, a b", "a bc decide nowhere", "nothing here", "", "ow! today?"]
+    for text in texts + [t.lower() for t in _texts()[:300]]:
+        assert vocabulary.present(text) == {w for w in words if w in text}, text
+
+
+def test_rule_files_share_one_vocabulary_per_file() -> None:
+    rules = safety_rules()
+    plans = {id(_plan(rule.patterns).vocabulary) for rule in rules if rule.patterns}
+    assert len(plans) == 1 and None not in {_plan(rule.patterns).vocabulary for rule in rules}
+    text = "Sign the consent form today; there is no risk at all."
+    lowered = text.lower()
+    shared = _plan(rules[0].patterns).vocabulary
+    assert shared is not None
+    assert shared.present(lowered) == {w for w in shared.words if w in lowered}

@@ -12,11 +12,13 @@ changes a finding: it only skips searches that would fail.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Set
 from functools import lru_cache
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, TypeVar
+
+from gaa.evidence._vocabulary import Vocabulary
 
 MIN_WORD = 3
 """Shorter required strings ("a ", "to") are in nearly every sentence: no use as a filter."""
@@ -137,11 +139,16 @@ class _Plan:
         )
         self.words = tuple(sorted({word for _, words, _ in self.needs for word in words or ()}))
         self.unfiltered = all(words is None for _, words, _ in self.needs)
+        self.vocabulary: Vocabulary | None = None
+        """Shared with other plans of the same rule file (:func:`share_vocabulary`)."""
 
     def candidates(self, lowered: str) -> tuple[re.Pattern[str], ...]:
         if self.unfiltered:
             return self.patterns
-        present = set(filter(lowered.__contains__, self.words))  # each word looked for once
+        if self.vocabulary is not None:
+            present: Set[str] = self.vocabulary.present(lowered)
+        else:
+            present = set(filter(lowered.__contains__, self.words))  # each word looked for once
         beyond_ascii = not lowered.isascii()
         return tuple(
             pattern
@@ -160,6 +167,15 @@ def _split(words: Words | None) -> tuple[Words | None, bool]:
 
 
 _plan = by_identity(_Plan)
+
+
+def share_vocabulary(pattern_sets: Iterable[tuple[re.Pattern[str], ...]]) -> None:
+    """Let these pattern tuples (a rule file's) find their words in a text in one scan, shared
+    and remembered per text (see :mod:`gaa.evidence._vocabulary`)."""
+    plans = [_plan(patterns) for patterns in pattern_sets]
+    vocabulary = Vocabulary(word for plan in plans for word in plan.words)
+    for plan in plans:
+        plan.vocabulary = vocabulary
 
 
 def candidates(

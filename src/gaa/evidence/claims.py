@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,6 +52,14 @@ _WORDS = sorted(
     reverse=True,
 )
 NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+|" + "|".join(_WORDS) + r")"
+_FIRST_WORDS = sorted(
+    {w.split()[0] for w in _WORD_NUMBERS} | {*_TENS, *_DIGIT_WORDS, "ten"}, key=len, reverse=True
+)
+_NUMBER_START = re.compile(
+    r"\b(?=\d|\.\d|(?:" + "|".join(_FIRST_WORDS) + r")\b)", re.IGNORECASE
+)
+"""Where a ``NUMBER`` can begin: a digit, a point before a digit, or the first word of a number
+said in words (each is followed by a space, a hyphen or a word's end)."""
 _NUM = r"\b" + NUMBER + r"\b"
 _RANGE = _NUM + r"(?:\s*(?:-|\u2013|\u2014|to|and|or)\s*" + _NUM + r")?"
 _BEFORE_UPPER = (
@@ -205,6 +214,23 @@ def qualifiers(sentence: str) -> list[str]:
     return list(_read_sentence(sentence)[1])
 
 
+def _at_starts(
+    pattern: re.Pattern[str], sentence: str, starts: list[int]
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(sentence)`` for a pattern whose every match begins with a
+    ``NUMBER`` at a word boundary, tried only where one can begin (``starts``, ascending): the
+    leftmost match at or after the last one's end, as ``finditer`` finds it, without running
+    the pattern's long alternation of number words at every word of the sentence."""
+    position = 0
+    for start in starts:
+        if start < position:
+            continue
+        match = pattern.match(sentence, start)
+        if match is not None:
+            yield match
+            position = max(match.end(), start + 1)
+
+
 @lru_cache(maxsize=2048)
 def _read_sentence(sentence: str) -> tuple[tuple[Claim, ...], tuple[str, ...]]:
     claims: list[Claim] = []
@@ -223,7 +249,8 @@ def _read_sentence(sentence: str) -> tuple[tuple[Claim, ...], tuple[str, ...]]:
         claims.append(Claim(sentence, low, high, unit, sentence[start:end].strip()))
         taken.take((start, end))
 
-    for match in _FREQUENCY.finditer(sentence):
+    starts = [found.start() for found in _NUMBER_START.finditer(sentence)]
+    for match in _at_starts(_FREQUENCY, sentence, starts):
         count_low = number(match.group(1))
         count_high = number(match.group(2)) if match.group(2) else count_low
         count_low, count_high = min(count_low, count_high), max(count_low, count_high)
@@ -233,7 +260,7 @@ def _read_sentence(sentence: str) -> tuple[tuple[Claim, ...], tuple[str, ...]]:
         unit = "percent_per_year" if match.group("rate") else "percent"
         add(*match.span(), 100 * count_low / total, 100 * count_high / total, unit, 100.0)
         proportions += 1
-    for match in _PERCENT.finditer(sentence):
+    for match in _at_starts(_PERCENT, sentence, starts):
         if not taken.free(match.span()):
             continue
         low = number(match.group(1))
@@ -248,7 +275,7 @@ def _read_sentence(sentence: str) -> tuple[tuple[Claim, ...], tuple[str, ...]]:
         high = _fraction(match.group(2)) if match.group(2) else low
         add(*match.span(), low, high, "percent", 100.0)
         proportions += 1
-    for match in _QUANTITY.finditer(sentence):
+    for match in _at_starts(_QUANTITY, sentence, starts):
         if not taken.free(match.span()) or match.group("after"):
             continue
         before = sentence[max(0, match.start() - 30) : match.start()]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Literal
 
-from gaa.evidence._prefilter import candidates, lowered_for_prefilter
+from gaa.evidence._prefilter import candidates, lowered_for_prefilter, share_vocabulary
 from gaa.evidence.rules import RuleDataError, compile_patterns, load_rule_file
 
 Polarity = Literal["harm", "good", "neutral"]
@@ -95,7 +95,9 @@ def _every_cue() -> tuple[tuple[re.Pattern[str], ...], dict[int, frozenset[str]]
         for cue in quantity.cues:
             cues.setdefault(id(cue), cue)
             owners.setdefault(id(cue), set()).add(name)
-    return tuple(cues.values()), {key: frozenset(names) for key, names in owners.items()}
+    every = tuple(cues.values())
+    share_vocabulary([every])
+    return every, {key: frozenset(names) for key, names in owners.items()}
 
 
 def settings_in(text: str) -> set[str]:

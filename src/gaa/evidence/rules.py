@@ -16,7 +16,12 @@ import yaml
 from gaa._resources import prompts_dir
 from gaa._yaml import load_yaml
 from gaa.errors import GAAError
-from gaa.evidence._prefilter import by_identity, candidates, lowered_for_prefilter
+from gaa.evidence._prefilter import (
+    by_identity,
+    candidates,
+    lowered_for_prefilter,
+    share_vocabulary,
+)
 
 Severity = Literal["critical", "major"]
 _NEGATION = re.compile(
@@ -331,6 +336,10 @@ def safety_rules() -> tuple[SafetyRule, ...]:
             raise RuleDataError(f"{where}: missing field {exc}") from None
         if rules[-1].severity not in ("critical", "major"):
             raise RuleDataError(f"{where}: severity must be critical or major")
+    share_vocabulary(
+        [rule.patterns for rule in rules]
+        + [terms for rule in rules for group in rule.together for terms in group.terms]
+    )
     return tuple(rules)
 
 
@@ -360,13 +369,16 @@ def consent_items() -> tuple[ConsentItem, ...]:
             )
         except KeyError as exc:
             raise RuleDataError(f"{where}: missing field {exc}") from None
+    share_vocabulary(item.patterns for item in items)
     return tuple(items)
 
 
 @cache
 def communication_cues() -> dict[str, tuple[re.Pattern[str], ...]]:
     cues = load_rule_file("communication.yaml").get("cues", {})
-    return {
+    compiled = {
         name: compile_patterns(patterns, f"communication.yaml cues.{name}")
         for name, patterns in cues.items()
     }
+    share_vocabulary(compiled.values())
+    return compiled
