@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gaa._memo import by_identity
 from gaa.evidence._prefilter import (
     _plan,
-    by_identity,
     candidates,
     lowered_for_prefilter,
     required_words,

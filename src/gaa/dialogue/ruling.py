@@ -29,6 +29,7 @@ from inspect_ai.util import JSONSchema
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
+from gaa._memo import by_identity
 from gaa._roles import role_models, structured_for
 from gaa._templates import render
 from gaa._text import LINE_BREAKS
@@ -187,13 +188,17 @@ def _met_when(text: str) -> str:
 
 def rubric_batch(rubric: Rubric, shared: str) -> QuestionBatch:
     return QuestionBatch(
-        task=render("judge", "task.txt").strip(),
-        preamble=shared,
-        questions=[
-            Question(id=c.id, text=f"{c.text} {_met_when(c.met_when)}", options=OPTIONS)
-            for c in rubric.criteria
-        ],
+        task=render("judge", "task.txt").strip(), preamble=shared, questions=_questions(rubric)
     )
+
+
+@by_identity
+def _questions(rubric: Rubric) -> list[Question]:
+    """The rubric's criteria as questions, made once per loaded rubric (they are frozen)."""
+    return [
+        Question(id=c.id, text=f"{c.text} {_met_when(c.met_when)}", options=OPTIONS)
+        for c in rubric.criteria
+    ]
 
 
 def template_summary(

@@ -12,12 +12,13 @@ changes a finding: it only skips searches that would fail.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Iterable, Set
 from functools import lru_cache
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any, TypeVar
+from typing import Any
 
+from gaa._memo import by_identity
 from gaa.evidence._vocabulary import Vocabulary
 
 MIN_WORD = 3
@@ -94,35 +95,6 @@ def required_words(pattern: re.Pattern[str]) -> Words | None:
     except re.error:
         return None
     return _sequence(list(parsed))
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-IDENTITY_MEMO_SIZE = 4096
-
-
-def by_identity(compute: Callable[[K], V]) -> Callable[[K], V]:
-    """``compute`` remembered per argument object, looked up by identity.
-
-    For the loaded rules' pattern tuples, which live as long as the process: hashing a tuple
-    of compiled patterns hashes every pattern's compiled code (about 15 microseconds for a rule
-    of 48 patterns, on every call), while a lookup by ``id`` is free. Each entry holds its key,
-    so an ``id`` cannot be reused while it is remembered; a new tuple equal to a remembered one
-    is computed afresh, which costs time, never correctness.
-    """
-    memo: dict[int, tuple[K, V]] = {}
-
-    def remembered(key: K) -> V:
-        entry = memo.get(id(key))
-        if entry is not None and entry[0] is key:
-            return entry[1]
-        if len(memo) >= IDENTITY_MEMO_SIZE:
-            memo.clear()
-        value = compute(key)
-        memo[id(key)] = (key, value)
-        return value
-
-    return remembered
 
 
 class _Plan:

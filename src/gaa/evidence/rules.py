@@ -13,11 +13,11 @@ from typing import Any, Literal
 
 import yaml
 
+from gaa._memo import by_identity
 from gaa._resources import prompts_dir
 from gaa._yaml import load_yaml
 from gaa.errors import GAAError
 from gaa.evidence._prefilter import (
-    by_identity,
     candidates,
     lowered_for_prefilter,
     share_vocabulary,
