@@ -27,7 +27,7 @@ def test_settle_heap_freezes_once_and_spaces_collections() -> None:
     _heap.settle_heap()
     frozen = gc.get_freeze_count()
     assert frozen > 0
-    assert gc.get_threshold() == (10_000, 10, 10)
+    assert gc.get_threshold() == (3_000, 10, 10)
     made_later = [[i] for i in range(1000)]  # noqa: F841 - objects made after set-up
     _heap.settle_heap()  # a second task in the same process freezes nothing more
     assert gc.get_freeze_count() == frozen

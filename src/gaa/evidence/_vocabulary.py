@@ -16,8 +16,11 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-PRESENT_CACHE_SIZE = 8192
-"""Texts remembered per vocabulary: a sentence is asked about by every rule that shares it."""
+_Trie = dict[str, "_Trie"]
+"""Each character leads to the rest; the key ``""`` marks a word's end."""
+PRESENT_CACHE_SIZE = 1024
+"""Texts remembered per vocabulary: a sentence is asked about by every rule that shares it, one
+after another, so a short memory serves (each entry holds a set of words)."""
 
 
 class Vocabulary:
@@ -46,7 +49,7 @@ class Vocabulary:
 def _trie_pattern(words: frozenset[str]) -> str:
     """A pattern matching any of ``words``, the longest one where several start at a place
     (each step is greedy, and two branches of a node never start with the same character)."""
-    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    trie: _Trie = {}
     for word in words:
         node = trie
         for char in word:
@@ -55,7 +58,7 @@ def _trie_pattern(words: frozenset[str]) -> str:
     return _node_pattern(trie)
 
 
-def _node_pattern(node: dict) -> str:  # type: ignore[type-arg]
+def _node_pattern(node: _Trie) -> str:
     branches = [re.escape(char) + _node_pattern(child) for char, child in node.items() if char]
     if not branches:
         return ""

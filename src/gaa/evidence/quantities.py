@@ -64,7 +64,7 @@ def lexicon() -> Lexicon:
     )
 
 
-READ_CACHE_SIZE = 8192
+READ_CACHE_SIZE = 4096
 """Clauses remembered per process: a sentence's quantities and options are read for each of
 its figures and each fact the validator tests it against."""
 

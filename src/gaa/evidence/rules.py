@@ -243,6 +243,11 @@ class SafetyRule:
         return None
 
 
+SENTENCE_CACHE_SIZE = 8192
+"""Sentences remembered per rule kind of reading: the validator asks about a turn's sentences
+and then about the turn within moments, so a shorter memory serves."""
+
+
 # Rules are pure functions of the text, and of each sentence: a turn's sentences are read once
 # whether a rule is asked about the turn or about each sentence of it.
 @lru_cache(maxsize=FIND_CACHE_SIZE)
@@ -250,12 +255,12 @@ def _remembered_find(rule: SafetyRule, text: str) -> str | None:
     return rule._find(text)
 
 
-@lru_cache(maxsize=FIND_CACHE_SIZE)
+@lru_cache(maxsize=SENTENCE_CACHE_SIZE)
 def _remembered_sentence(rule: SafetyRule, sentence: str) -> str | None:
     return rule._find_in_sentence(sentence)
 
 
-@lru_cache(maxsize=FIND_CACHE_SIZE)
+@lru_cache(maxsize=SENTENCE_CACHE_SIZE)
 def _remembered_together(rule: SafetyRule, sentence: str) -> str | None:
     return rule._together_in_sentence(sentence)
 
