@@ -346,3 +346,19 @@ def test_disclosing_risks_needs_every_material_harm(lung: MedicalCase, aaa: Medi
     assert "death from repair" in consultation(aaa, burst).untold_harms  # another death
     warning = "If you get sudden severe pain in your tummy or back, call 999 straight away."
     assert consultation(aaa, surveillance, warning).untold_harms == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("It takes 3 day\u017f.", (3.0, "days")),  # long s, matched as "s" by the pattern
+        ("\u017fix percent of people get it back.", (6.0, "percent")),
+        ("A f\u0131fth of them will need it.", (20.0, "percent")),  # dotless i
+    ],
+)
+def test_look_alike_letters_in_a_figure_are_read_not_fatal(
+    text: str, expected: tuple[float, str]
+) -> None:
+    """A letter the figure patterns match as ASCII is read as ASCII (it crashed the reading)."""
+    [claim] = extract_claims(text)
+    assert (claim.low, claim.unit) == expected

@@ -16,6 +16,7 @@ from gaa.evidence._prefilter import (
     candidates,
     lowered_for_prefilter,
     required_words,
+    share_vocabulary,
 )
 from gaa.evidence._vocabulary import Vocabulary
 from gaa.evidence.quantities import lexicon
@@ -153,3 +154,12 @@ def test_rule_files_share_one_vocabulary_per_file() -> None:
     shared = _plan(rules[0].patterns).vocabulary
     assert shared is not None
     assert shared.present(lowered) == {w for w in shared.words if w in lowered}
+
+
+def test_a_very_long_required_word_keeps_its_plan_on_substring_tests() -> None:
+    long = re.compile("x" * 600 + " marks the spot", re.IGNORECASE)
+    share_vocabulary([(long,)])
+    assert _plan((long,)).vocabulary is None
+    text = "x" * 600 + " marks the spot"
+    assert candidates((long,), lowered_for_prefilter(text)) == (long,)
+    assert candidates((long,), lowered_for_prefilter("nothing here")) == ()

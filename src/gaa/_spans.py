@@ -1,10 +1,11 @@
 """Transcript spans that do not copy the sample's store.
 
 Inspect's ``span()`` copies the whole store when a span begins and again when it ends, to log
-what changed inside it. The dialogue's store holds the consultation so far, and the teamwork
-phases and the patient constructor never write to it: :func:`phase_span` opens their spans
-with store tracking suspended, so each costs two events and no copies. An enclosing span
-(the solver's, the scorer's) still records the net change of the store once.
+what changed inside it. The dialogue's store holds the consultation so far, so
+:func:`phase_span` opens the dialogue's, the patient constructor's and the teamwork phases'
+spans with that tracking suspended: each costs two events and no copies. What the dialogue
+writes to the store is logged once, by the enclosing span (the solver's), when it ends; spans
+opened inside a phase record no store changes of their own.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def _suspended() -> contextlib.AbstractContextManager[None]:
 
 @contextlib.asynccontextmanager
 async def phase_span(name: str) -> AsyncIterator[None]:
-    """A span named ``name`` for a phase that writes nothing to the store."""
+    """A span named ``name`` that copies no store (its changes are the enclosing span's)."""
     with _suspended():
         async with span(name):
             yield

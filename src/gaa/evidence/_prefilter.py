@@ -141,11 +141,19 @@ def _split(words: Words | None) -> tuple[Words | None, bool]:
 _plan = by_identity(_Plan)
 
 
+MAX_SHARED_WORD = 200
+"""Longer required words keep their plans on substring tests (the trie's nesting follows a
+word's length; the longest word the rule files need has 34 characters)."""
+
+
 def share_vocabulary(pattern_sets: Iterable[tuple[re.Pattern[str], ...]]) -> None:
     """Let these pattern tuples (a rule file's) find their words in a text in one scan, shared
     and remembered per text (see :mod:`gaa.evidence._vocabulary`)."""
     plans = [_plan(patterns) for patterns in pattern_sets]
-    vocabulary = Vocabulary(word for plan in plans for word in plan.words)
+    words = {word for plan in plans for word in plan.words}
+    if any(len(word) > MAX_SHARED_WORD for word in words):
+        return  # a trie that deep would overflow the pattern compiler: test words one by one
+    vocabulary = Vocabulary(words)
     for plan in plans:
         plan.vocabulary = vocabulary
 

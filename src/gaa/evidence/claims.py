@@ -151,9 +151,20 @@ class Claim:
     quote: str
 
 
+_FOLDED = str.maketrans({"\u017f": "s", "\u212a": "k", "\u0131": "i", "\u0130": "i"})
+"""The letters beyond ASCII that the figure patterns (IGNORECASE) match as ASCII ones: the long
+s, the Kelvin sign, the dotless and the dotted I."""
+
+
+def _lower(text: str) -> str:
+    """Lowercase, with the letters the patterns read as ASCII read as ASCII ("days" written with
+    a long s is "days"), so a matched word is always found in the tables."""
+    return text.translate(_FOLDED).lower()
+
+
 def number(text: str) -> float:
     """A figure written in digits or words ("1,000", "0.5", "forty-five", "a hundred")."""
-    text = re.sub(r"\s+", " ", text.lower().strip()).replace("-", " ")
+    text = re.sub(r"\s+", " ", _lower(text).strip()).replace("-", " ")
     if text in _WORD_NUMBERS:
         return float(_WORD_NUMBERS[text])
     parts = text.split(" ")
@@ -167,7 +178,7 @@ def number(text: str) -> float:
 
 
 def _fraction(text: str) -> float:
-    return _FRACTIONS[re.sub(r"[\s-]+", " ", text.lower())]
+    return _FRACTIONS[re.sub(r"[\s-]+", " ", _lower(text))]
 
 
 def sentences(text: str) -> list[str]:
@@ -279,7 +290,7 @@ def _read_sentence(sentence: str) -> tuple[tuple[Claim, ...], tuple[str, ...]]:
         if not taken.free(match.span()) or match.group("after"):
             continue
         before = sentence[max(0, match.start() - 30) : match.start()]
-        unit = UNITS[match.group(3).lower()]
+        unit = UNITS[_lower(match.group(3))]
         adjective = "-" in match.group(0).strip()[-len(match.group(3)) - 1 :]
         if unit in ("hours", "days", "weeks", "months", "years") and (
             adjective  # "five-year survival", "30-day mortality"
@@ -302,7 +313,7 @@ def _read_sentence(sentence: str) -> tuple[tuple[Claim, ...], tuple[str, ...]]:
             continue
         value = number(match.group(1)) if match.group(1) else 1.0
         unit = match.group(2) or match.group(4)
-        add(*match.span(), value, value, UNITS[unit.lower()], 10.0 * value)
+        add(*match.span(), value, value, UNITS[_lower(unit)], 10.0 * value)
     claims.sort(key=lambda claim: sentence.find(claim.quote))
     return tuple(claims), tuple(skipped)
 
