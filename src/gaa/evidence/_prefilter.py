@@ -23,9 +23,12 @@ from gaa.evidence._vocabulary import Vocabulary
 
 MIN_WORD = 3
 """Shorter required strings ("a ", "to") are in nearly every sentence: no use as a filter."""
-FOLDS_TO_ASCII = frozenset("\u017f\u212a\u0131\u0130")
-"""Letters that match an ASCII letter under IGNORECASE but lowercase to something else (long s,
-Kelvin sign, dotless and dotted I): text holding one is never prefiltered."""
+ASCII_FOLDS = {"\u017f": "s", "\u212a": "k", "\u0131": "i", "\u0130": "i"}
+"""The letters beyond ASCII that match an ASCII letter under IGNORECASE (long s, Kelvin sign,
+dotless and dotted I; Python maps no other), each with the ASCII letter it matches."""
+FOLDS_TO_ASCII = frozenset(ASCII_FOLDS)
+"""They lowercase to something else than what they match: text holding one is never
+prefiltered."""
 
 Words = frozenset[str]
 _REPEATS = tuple(

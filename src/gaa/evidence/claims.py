@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from gaa.evidence._prefilter import ASCII_FOLDS
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -151,9 +153,8 @@ class Claim:
     quote: str
 
 
-_FOLDED = str.maketrans({"\u017f": "s", "\u212a": "k", "\u0131": "i", "\u0130": "i"})
-"""The letters beyond ASCII that the figure patterns (IGNORECASE) match as ASCII ones: the long
-s, the Kelvin sign, the dotless and the dotted I."""
+_FOLDED = str.maketrans(ASCII_FOLDS)
+"""The letters beyond ASCII that the figure patterns (IGNORECASE) match as ASCII ones."""
 
 
 def _lower(text: str) -> str:
