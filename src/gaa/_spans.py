@@ -11,18 +11,32 @@ opened inside a phase record no store changes of their own.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable
+from functools import cache
 
 from inspect_ai.util import span
 
+logger = logging.getLogger(__name__)
+
+
+@cache
+def _suspend_store_events() -> Callable[[], contextlib.AbstractContextManager[None]] | None:
+    try:  # not public API in Inspect (inspect_swarm uses it too)
+        from inspect_ai.util._store import suspend_store_events
+    except ImportError:
+        logger.info(
+            "This Inspect has no suspend_store_events: GAA's phase spans copy the sample store "
+            "(slower; the log holds the same consultation)"
+        )
+        return None
+    found: Callable[[], contextlib.AbstractContextManager[None]] = suspend_store_events
+    return found
+
 
 def _suspended() -> contextlib.AbstractContextManager[None]:
-    try:  # not public API in Inspect (inspect_swarm uses it too); without it, spans copy
-        from inspect_ai.util._store import suspend_store_events
-    except ImportError:  # pragma: no cover - depends on the installed Inspect
-        return contextlib.nullcontext()
-    suspend: contextlib.AbstractContextManager[None] = suspend_store_events()
-    return suspend
+    suspend = _suspend_store_events()
+    return contextlib.nullcontext() if suspend is None else suspend()
 
 
 @contextlib.asynccontextmanager
