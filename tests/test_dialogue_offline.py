@@ -116,6 +116,10 @@ def test_sample_carries_session_evidence_and_readable_transcript(
     assert session["turns"][-1]["decision"] == "ACCEPT" and session["final_outcome"] == "accepted"
     doctor_turn = session["turns"][1]
     assert doctor_turn["validation"]["consent"]
+    # each turn's findings are stored once, on the session's doctor turn; the evidence keeps
+    # the case's signals
+    evidence = sample.store["gaa:evidence"]
+    assert "turns" not in evidence and evidence["surgery_indicated"] is True
     spans = [e.name for e in sample.events if getattr(e, "event", "") == "span_begin"]
     assert spans.count("dialogue") == 1 and not any(name.startswith("round") for name in spans)
     # the phases copy no store: the solver's own span logs the consultation's store once

@@ -6,7 +6,7 @@ import pytest
 
 from gaa.evidence import DialogueEvidence, extract_claims, validate_turn
 from gaa.evidence.rules import safety_rules
-from gaa.models import MedicalCase
+from gaa.models import DialogueSession, DialogueTurn, MedicalCase
 from gaa.plugins import catalogue
 
 
@@ -362,3 +362,36 @@ def test_look_alike_letters_in_a_figure_are_read_not_fatal(
     """A letter the figure patterns match as ASCII is read as ASCII (it crashed the reading)."""
     [claim] = extract_claims(text)
     assert (claim.low, claim.unit) == expected
+
+
+def test_the_store_keeps_each_turns_findings_once_and_reads_them_back() -> None:
+    pneumo = catalogue().cases.get("pneumothorax").item
+    evidence = DialogueEvidence.for_case(pneumo)
+    session = DialogueSession(session_id="s", persona_id="INTJ_M_PNEUMO")
+    texts = [
+        "I'd recommend the keyhole operation; about 2 to 8 in 100 people have an air leak.",
+        "It is entirely your decision, and you can say no.",
+    ]
+    for number, text in enumerate(texts):
+        validation = validate_turn(text, pneumo)
+        evidence.add(validation)
+        session.turns.append(
+            DialogueTurn(
+                turn_number=2 * number + 1,
+                speaker="doctor",
+                message=text,
+                validation=validation.model_dump(),
+            )
+        )
+        session.turns.append(DialogueTurn(turn_number=2 * number + 2, speaker="patient", message="ok"))
+    stored = evidence.stored()
+    assert "turns" not in stored and stored["material_harms"] == evidence.material_harms
+    stored_as_json = DialogueSession.model_validate(session.model_dump(mode="json"))
+    restored = DialogueEvidence.restored(stored, stored_as_json)
+    assert restored == evidence
+    assert restored.signals() == evidence.signals() and restored.advice == "for"
+    # a store written with the turns in it (older logs) reads the same
+    assert DialogueEvidence.restored(evidence.model_dump(mode="json"), stored_as_json) == evidence
+    # a doctor turn left unvalidated (a sample stopped between the two) adds no findings
+    session.turns.append(DialogueTurn(turn_number=5, speaker="doctor", message="Anything else?"))
+    assert DialogueEvidence.restored(stored, session).turns == evidence.turns

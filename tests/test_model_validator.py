@@ -51,8 +51,8 @@ def sample(log: EvalLog) -> EvalSample:
 
 
 def flags_of(item: EvalSample) -> list[str]:
-    evidence = item.store["gaa:evidence"]
-    return [flag["rule"] for turn in evidence["turns"] for flag in turn["flags"]]
+    turns = item.store["gaa:session"]["turns"]
+    return [flag["rule"] for turn in turns if turn["validation"] for flag in turn["validation"]["flags"]]
 
 
 def safety(item: EvalSample) -> float:

@@ -297,7 +297,7 @@ class Consultation:
         stats.final_decision, stats.final_willingness = self.decision, self.willingness
         self.session.final_outcome = outcome_of(self.decision)
         self.state.store.set(SESSION_KEY, self.session.model_dump(mode="json"))
-        self.state.store.set(EVIDENCE_KEY, self.evidence.model_dump(mode="json"))
+        self.state.store.set(EVIDENCE_KEY, self.evidence.stored())
         self.state.store.set(STATS_KEY, stats.model_dump(mode="json"))
 
     def record_patient(self, reply: PatientReply, number: int, doctor_line: str = "") -> None:
@@ -519,6 +519,6 @@ def stored(
     if state.store.get(SESSION_KEY) is None:
         raise RuntimeError("no consultation to judge: the sample ended before the patient spoke")
     session = DialogueSession.model_validate(state.store.get(SESSION_KEY))
-    evidence = DialogueEvidence.model_validate(state.store.get(EVIDENCE_KEY))
+    evidence = DialogueEvidence.restored(state.store.get(EVIDENCE_KEY), session)
     stats = DialogueStats.model_validate(state.store.get(STATS_KEY))
     return session, evidence, stats, dict(state.metadata)

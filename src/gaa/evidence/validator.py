@@ -13,8 +13,9 @@ is involved.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -37,7 +38,7 @@ from gaa.evidence.rules import (
     safety_rules,
 )
 from gaa.evidence.stance import Stance, elsewhere_pattern, turn_stance
-from gaa.models import KnowledgeFact, MedicalCase
+from gaa.models import DialogueSession, KnowledgeFact, MedicalCase
 
 PLAIN_SENTENCE_WORDS = 24
 PLAIN_JARGON_SHARE = 0.02
@@ -322,6 +323,25 @@ class DialogueEvidence(BaseModel):
 
     def add(self, validation: TurnValidation) -> None:
         self.turns.append(validation)
+
+    def stored(self) -> dict[str, Any]:
+        """What the sample store keeps: the case's signals without the turns' findings, which
+        the session's doctor turns carry (so each finding is stored once; see
+        :meth:`restored`)."""
+        return self.model_dump(mode="json", exclude={"turns"})
+
+    @classmethod
+    def restored(cls, stored: Mapping[str, Any], session: DialogueSession) -> DialogueEvidence:
+        """The evidence :meth:`stored` kept, its turns' findings read back from the session's
+        validated doctor turns (a store written with the turns in it, as older logs have,
+        reads the same)."""
+        evidence = cls.model_validate({**stored, "turns": []})
+        evidence.turns = [
+            TurnValidation.model_validate(turn.validation)
+            for turn in session.turns
+            if turn.speaker == "doctor" and turn.validation is not None
+        ]
+        return evidence
 
     @property
     def consent_covered(self) -> set[str]:

@@ -129,7 +129,7 @@ def load_consultation(validator: str = "rules") -> Solver:
         stats.final_decision, stats.final_willingness = decision, willingness
         session.final_outcome = outcome_of(decision)
         state.store.set(SESSION_KEY, session.model_dump(mode="json"))
-        state.store.set(EVIDENCE_KEY, evidence.model_dump(mode="json"))
+        state.store.set(EVIDENCE_KEY, evidence.stored())
         state.store.set(STATS_KEY, stats.model_dump(mode="json"))
         return state
 
