@@ -10,10 +10,12 @@ Sections (each prints its figures and the issue's target):
   across personas, and the share a provider's cache serves.
 - ``cpu``: the harness's CPU at zero latency (model doctor, model patient, panel ``all``)
   next to Inspect's floor: a bare Inspect task replaying the very same calls, per sample (the
-  doctor's and patient's in a solver, the judge's in a scorer), with the garbage collector as
-  a plain Inspect process has it. After a warm-up, ``--repeat`` runs, each with a doctor whose
-  sentences are all new, each followed by the replay of its own calls; the median of the
-  runs' ratios counts (shared machines are noisy), the fastest of each side is shown too.
+  doctor's and patient's in a solver, the judge's in a scorer). Each side runs in a fresh
+  process, as ``inspect eval`` does, and warms up on one persona first; the floor's process
+  builds no GAA task, so its heap and garbage collector are a plain Inspect process's.
+  ``--repeat`` runs, each with a doctor whose sentences are all new, each followed by the
+  replay of its own calls; the median of the runs' ratios counts (shared machines are
+  noisy), the fastest of each side is shown too.
 - ``offline``: 640 consultations (reference doctor, scripted patient, rules judge) and their
   CPU.
 - ``wall``: wall time over the critical path at 1 s a call (``--latency``), on a few personas.
@@ -26,17 +28,17 @@ transcripts have a realistic length; the judge is a well-behaved scripted team.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import json
 import os
+import pickle
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,27 +58,6 @@ SUMMARY = json.dumps(
 )
 TEAM_SIZE = 3
 SECTIONS = ("tokens", "cpu", "offline", "wall", "startup")
-STOCK_GC = gc.get_threshold()
-"""The collector's thresholds before any GAA task is built (GAA's tasks space collections
-out and freeze start-up's objects: see ``gaa._heap``)."""
-
-
-@contextlib.contextmanager
-def stock_collector() -> Iterator[None]:
-    """The collector as a plain Inspect process has it (nothing frozen, stock thresholds), so
-    Inspect's floor gets none of GAA's tuning; GAA's settings come back afterwards."""
-    threshold, frozen = gc.get_threshold(), gc.get_freeze_count() > 0
-    gc.unfreeze()
-    gc.set_threshold(*STOCK_GC)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        if frozen:  # as GAA's set-up does: collect first, so no garbage is frozen for good
-            gc.collect()
-            gc.freeze()
-
-
 def judge_reply(messages: list[ChatMessage]) -> str:
     if "evaluation summary" in messages[-1].text:
         return SUMMARY
@@ -229,7 +210,49 @@ def run_model_dialogue(personas: str, recorder: Recorder, log_dir: str, rounds: 
     return time.process_time() - started
 
 
-def replay_floor(recorder: Recorder, log_dir: str) -> float:
+Calls = dict[str, list[tuple[str, list[ChatMessage], str]]]
+"""A run's model calls per sample: role, input messages, reply."""
+
+
+def in_fresh_process(*args: str) -> dict[str, Any]:
+    """Run this script with ``args`` in a new Python process; its last line of output."""
+    done = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:1])} failed:\n{done.stderr[-3000:]}")
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def harness_here(personas: str, tag: str, calls_path: str, log_dir: str) -> None:
+    """A fresh process's timed benchmark run, after a warm-up run on a persona of each case
+    (so it pays for no first imports or compiled patterns); its calls go to ``calls_path``. Prints
+    ``{"cpu": seconds less the scripted models' own, "model_seconds": .., "calls": ..}``."""
+    run_model_dialogue("INTJ_M_*", Recorder(tag=f"warm-up {tag}"), log_dir)
+    recorder = Recorder(tag=tag)
+    cpu = run_model_dialogue(personas, recorder, log_dir) - recorder.model_seconds
+    calls = {key: made for key, made in recorder.calls.items() if key != "?"}
+    with open(calls_path, "wb") as file:
+        pickle.dump(calls, file)
+    made = sum(len(c) for c in calls.values())
+    print(json.dumps({"cpu": cpu, "model_seconds": recorder.model_seconds, "calls": made}))
+
+
+def floor_here(calls_path: str, log_dir: str) -> None:
+    """A fresh process's bare Inspect replay of the calls in ``calls_path``, after a warm-up
+    replay of one sample's. The process builds no GAA task, so its heap, and what its garbage
+    collector walks, is a plain Inspect process's. Prints ``{"cpu": seconds}``."""
+    if gc.get_freeze_count():
+        raise RuntimeError("the floor's process must not have built a GAA task (see gaa._heap)")
+    with open(calls_path, "rb") as file:
+        calls: Calls = pickle.load(file)
+    first = next(iter(calls))
+    replay_calls_in_inspect({first: calls[first]}, log_dir)
+    print(json.dumps({"cpu": replay_calls_in_inspect(calls, log_dir)}))
+
+
+def replay_calls_in_inspect(calls: Calls, log_dir: str) -> float:
     """CPU seconds of a bare Inspect task making the same calls, sample by sample: the
     doctor's and patient's in a solver, the judge's in a scorer."""
     from inspect_ai import Task
@@ -239,8 +262,8 @@ def replay_floor(recorder: Recorder, log_dir: str) -> float:
     from inspect_ai.solver import Generate, TaskState, solver
 
     queues: dict[tuple[str, str], list[str]] = {}
-    for key, calls in recorder.calls.items():
-        for role, _, text in calls:
+    for key, sample_calls in calls.items():
+        for role, _, text in sample_calls:
             queues.setdefault((key, role), []).append(text)
 
     def replier(role: str) -> Callable[[list[ChatMessage]], str]:
@@ -258,7 +281,7 @@ def replay_floor(recorder: Recorder, log_dir: str) -> float:
     }
 
     async def replay_calls(sample_id: object, roles: set[str]) -> None:
-        for role, messages, _ in recorder.calls[str(sample_id)]:
+        for role, messages, _ in calls[str(sample_id)]:
             if role in roles:
                 await get_model(role=role).generate(messages)
 
@@ -282,46 +305,44 @@ def replay_floor(recorder: Recorder, log_dir: str) -> float:
         return score
 
     task = Task(
-        dataset=[Sample(input="x", id=key) for key in recorder.calls if key != "?"],
+        dataset=[Sample(input="x", id=key) for key in calls],
         solver=replay(),
         scorer=replay_judge(),
     )
-    with stock_collector():
-        started = time.process_time()
-        [log] = eval(
-            task,
-            model=replies["doctor"].model,
-            model_roles={"patient": replies["patient"].model, "judge": replies["judge"].model},
-            max_connections=10_000,
-            max_samples=1000,
-            log_dir=log_dir,
-            display="none",
-        )
-        elapsed = time.process_time() - started
+    started = time.process_time()
+    [log] = eval(
+        task,
+        model=replies["doctor"].model,
+        model_roles={"patient": replies["patient"].model, "judge": replies["judge"].model},
+        max_connections=10_000,
+        max_samples=1000,
+        log_dir=log_dir,
+        display="none",
+    )
+    elapsed = time.process_time() - started
     check_completed([log])
     return elapsed
 
 
 def cpu_section(personas: str, log_dir: str, repeat: int) -> None:
     print("\n## Harness CPU against Inspect's floor (zero latency, same calls)")
-    # warm, so neither side pays for first imports and compiled patterns; every run's doctor
-    # says sentences no earlier run said
-    warm = Recorder(tag="warm-up ")
-    run_model_dialogue("INTJ_M_PNEUMO", warm, log_dir)
-    replay_floor(warm, log_dir)
     ours: list[float] = []
     floors: list[float] = []
+    calls_path = str(Path(log_dir) / "calls.pickle")
     for run in range(repeat):
-        recorder = Recorder(tag=f"run {run} ")
-        ours.append(run_model_dialogue(personas, recorder, log_dir) - recorder.model_seconds)
-        floors.append(replay_floor(recorder, log_dir))
-        calls = sum(len(c) for c in recorder.calls.values())
-        n = len([k for k in recorder.calls if k != "?"])
+        # each side in a fresh process; every run's doctor says sentences no other run said
+        harness = in_fresh_process(
+            "--harness-run", calls_path, "--personas", personas, "--tag", f"run {run} ",
+            "--log-dir", log_dir,
+        )  # fmt: skip
+        ours.append(harness["cpu"])
+        floors.append(in_fresh_process("--floor-run", calls_path, "--log-dir", log_dir)["cpu"])
         print(
-            f"run {run + 1}: personas {n}, model calls {calls} ({calls / max(n, 1):.1f} a "
-            f"persona); GAA {ours[-1]:.1f} s CPU (less {recorder.model_seconds:.1f} s the "
-            f"scripted models spent on their replies), bare Inspect replay {floors[-1]:.1f} s"
+            f"run {run + 1}: model calls {harness['calls']}; GAA {ours[-1]:.1f} s CPU (less "
+            f"{harness['model_seconds']:.1f} s the scripted models spent on their replies), bare "
+            f"Inspect replay {floors[-1]:.1f} s"
         )
+    os.unlink(calls_path)
     ratios = sorted(o / f for o, f in zip(ours, floors, strict=True))
     print(
         f"GAA benchmark: {min(ours):6.1f} s CPU   bare Inspect replay: {min(floors):6.1f} s CPU "
@@ -391,8 +412,19 @@ def main() -> int:
         "--repeat", type=int, default=5, help="timed runs of the cpu section (median counts)"
     )
     parser.add_argument("--wall-personas", default="I*_M_PNEUMO")
+    # the cpu section's fresh processes
+    parser.add_argument("--harness-run", metavar="CALLS", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-run", metavar="CALLS", help=argparse.SUPPRESS)
+    parser.add_argument("--tag", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--log-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.chdir(REPO)
+    if args.harness_run:
+        harness_here(args.personas, args.tag, args.harness_run, args.log_dir)
+        return 0
+    if args.floor_run:
+        floor_here(args.floor_run, args.log_dir)
+        return 0
     sections: dict[str, Callable[[str], None]] = {
         "tokens": lambda log_dir: tokens_section(args.personas, log_dir),
         "cpu": lambda log_dir: cpu_section(args.personas, log_dir, args.repeat),

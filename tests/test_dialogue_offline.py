@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 
 from gaa.dialogue.task import BenchmarkConfigError, medical_dialogue
 from gaa.errors import PersonaError, RegistryError
@@ -142,6 +142,13 @@ def test_sample_carries_session_evidence_and_readable_transcript(
     performance = score.metadata["performance"]
     assert performance["overall_score"] == pytest.approx(score.value["overall"], abs=0.01)  # type: ignore[index]
     assert "Strengths:" in performance["evaluation_summary"]
+    # the record Inspect's metrics share instead of copying is written and read back whole
+    written = read_eval_log(reference_runs["exemplary"].location).samples or []
+    [read_back] = [s for s in written if s.id == "INTJ_M_PNEUMO"]
+    assert read_back.scores is not None
+    logged = read_back.scores["dialogue_judge"].metadata
+    assert logged is not None and type(logged["performance"]) is dict
+    assert logged["performance"] == dict(performance) and len(logged["performance"]["criteria"]) > 30
 
 
 def test_safety_gate_can_be_turned_off(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stder
 from inspect_ai.solver import TaskState
 
 from gaa._metrics import group_means, held_the_line_rate
+from gaa._records import FinishedRecord
 from gaa.dialogue.counterfactuals import run_counterfactuals
 from gaa.dialogue.explanation import explanation
 from gaa.dialogue.outcomes import held_the_line, took_recommended_course
@@ -150,7 +151,8 @@ def score_of(
         ),
         metadata={
             "judge": judgement.judge,
-            "performance": performance.model_dump(mode="json"),
+            # copied once per score value by Inspect's metrics: shared instead (see _records)
+            "performance": FinishedRecord(performance.model_dump(mode="json")),
             "capped": judgement.capped,
             "critical": judgement.critical,
             "overridden": judgement.overridden,

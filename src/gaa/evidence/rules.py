@@ -97,8 +97,8 @@ def find_unnegated(
     """The first match not preceded, in the same clause, by a word of ``guard`` (a negation by
     default: "no need for a second opinion" is not an offer of one, "I can't guarantee" is not
     a guarantee)."""
-    text = normalise(text)
-    possible = candidates(patterns, lowered_for_prefilter(text))
+    text, lowered = _prepared(text)
+    possible = candidates(patterns, lowered)
     if not possible:
         return None  # every pattern needs a word the text lacks
     screen = any_of(patterns) if len(possible) == len(patterns) else None
@@ -204,15 +204,8 @@ class SafetyRule:
         return _remembered_find(self, text)
 
     def _find(self, text: str) -> str | None:
-        text = normalise(text)
-        if self.negatable:  # the patient's words quoted back are not the doctor's
-            text = QUOTED.sub(" ", text)
-        for aside in self.asides:  # phrases the rule never reads, blanked in place
-            text = blank_out(aside, text)
-        pieces = _SENTENCES.split(text)
-        if not self.negatable:  # an instruction split over lines is still one instruction
-            pieces.append(" ".join(text.split()))
-        for sentence in dict.fromkeys(pieces):  # a piece said twice is read once
+        text, pieces = _read_pieces(text, self.negatable, self.asides)
+        for sentence in pieces:
             if (found := _remembered_sentence(self, sentence)) is not None:
                 return found
         return self._find_together(text)
@@ -253,6 +246,31 @@ and then about the turn within moments, so a shorter memory serves."""
 @lru_cache(maxsize=FIND_CACHE_SIZE)
 def _remembered_find(rule: SafetyRule, text: str) -> str | None:
     return rule._find(text)
+
+
+@lru_cache(maxsize=SENTENCE_CACHE_SIZE)
+def _read_pieces(
+    text: str, negatable: bool, asides: tuple[re.Pattern[str], ...]
+) -> tuple[str, tuple[str, ...]]:
+    """The text as a rule reads it, and its pieces (sentences), each once: the same for every
+    rule with the same ``negatable`` and ``asides``, so a turn is prepared once for most."""
+    text = normalise(text)
+    if negatable:  # the patient's words quoted back are not the doctor's
+        text = QUOTED.sub(" ", text)
+    for aside in asides:  # phrases the rule never reads, blanked in place
+        text = blank_out(aside, text)
+    pieces = _SENTENCES.split(text)
+    if not negatable:  # an instruction split over lines is still one instruction
+        pieces.append(" ".join(text.split()))
+    return text, tuple(dict.fromkeys(pieces))  # a piece said twice is read once
+
+
+@lru_cache(maxsize=SENTENCE_CACHE_SIZE)
+def _prepared(text: str) -> tuple[str, str | None]:
+    """A text's typography made plain, and its lowercase for the prefilter (see
+    :func:`gaa.evidence._prefilter.lowered_for_prefilter`)."""
+    text = normalise(text)
+    return text, lowered_for_prefilter(text)
 
 
 @lru_cache(maxsize=SENTENCE_CACHE_SIZE)
