@@ -17,7 +17,7 @@ from gaa.dialogue.rubric import load_rubric
 from gaa.dialogue.ruling import rubric_batch
 from gaa.teamwork import Question, QuestionBatch, TeamworkConfig, deliberate
 from gaa.teamwork.replies import Answer, MemberReply
-from gaa.teamwork.team import Member, context_block, describe_step, questions_block
+from gaa.teamwork.team import Member, Team, context_block, describe_step, questions_block
 from gaa.testing import ScriptedModel, TeamScript, team_role
 
 REPO = Path(__file__).resolve().parents[1]
@@ -120,6 +120,26 @@ def test_earlier_answers_are_compact_agreement_and_reasons_only_where_members_di
     assert "Covered." in text
     unanimous_reasons = describe_step(batch, members, {i: reply(agreed, "same") for i in range(3)})
     assert "same" not in unanimous_reasons  # no reasons where nobody differs
+
+
+def test_the_history_block_is_made_once_a_step_and_follows_every_change() -> None:
+    batch = rubric("", count=6)
+    team = Team(batch, TeamworkConfig.parse("all"), [ScriptedModel(lambda m: "").model], [])
+    team.recruit(3)
+    agreed = {f"c{i}": "met" for i in range(5)}
+    team.history.append({i: reply({**agreed, "c5": "met"}, "Covered.") for i in range(3)})
+    first = team.history_block()
+    assert team.history_block() is first  # asked by every member of a step: made once
+    # a member revises its answer in place (mutual monitoring): the block says so
+    team.history[-1][0] = reply({**agreed, "c5": "not_met"}, "Death was never named.")
+    revised = team.history_block()
+    assert "Death was never named." in revised and "Death was never named." not in first
+    team.notes.append("after turn 1: weigh the risks again")
+    assert "weigh the risks again" in team.history_block()
+    team.members[1].role = "Surgeon"
+    assert "member 2 (Surgeon)" in team.history_block()
+    team.history.append({})
+    assert "Discussion turn 1" in team.history_block()
 
 
 async def test_a_single_question_keeps_every_members_reasons() -> None:

@@ -278,6 +278,7 @@ class Team:
         self.history: list[dict[int, MemberReply]] = []
         """Valid replies per step: index 0 is R2, then one entry per R3 turn."""
         self.notes: list[str] = []
+        self._history_text: tuple[Any, list[list[MemberReply]], str] | None = None
         self.smm: SharedMentalModel | None = None
         self.trust: dict[int, float] | None = None
         self.report: str | None = None
@@ -378,6 +379,22 @@ class Team:
         return render("teamwork", template, identity=self.identity(member))
 
     def history_block(self) -> str:
+        """The team and every step's answers so far, as each member reads them before a
+        discussion turn (the same for every member: made once per change to the history)."""
+        seen = (
+            tuple((m.label, m.role) for m in self.members),
+            tuple(tuple((i, id(reply)) for i, reply in step.items()) for step in self.history),
+            tuple(self.notes),
+        )
+        cached = self._history_text
+        if cached is not None and cached[0] == seen:
+            return cached[2]
+        text = self._history_block()
+        # the replies are kept with their ids, so no id in the key can be another object's
+        self._history_text = (seen, [list(step.values()) for step in self.history], text)
+        return text
+
+    def _history_block(self) -> str:
         if len(self.history) == 0:
             return ""
         titles = ["Independent answers"] + [
