@@ -178,14 +178,16 @@ def _join_spaced(text: str) -> str:
 
 
 def _folded(text: str) -> str:
-    return "".join(_fold(char) for char in _strip_marks(text))
+    stripped = _strip_marks(text)
+    if stripped.isascii():  # every ASCII character folds to itself
+        return stripped
+    return "".join(_fold(char) for char in stripped)
 
 
 def skeleton(text: str) -> str:
     """The upper-case look-alike skeleton of ``text`` that the line checks read (see the module
     docstring); never shown to anyone."""
-    folded = "".join(_fold(char) for char in _strip_marks(text)).upper()
-    return _join_spaced(folded)
+    return _join_spaced(_folded(text).upper())
 
 
 def _split_label(line: str) -> tuple[str, str] | None:

@@ -279,6 +279,10 @@ class Team:
         """Valid replies per step: index 0 is R2, then one entry per R3 turn."""
         self.notes: list[str] = []
         self._history_text: tuple[Any, list[list[MemberReply]], str] | None = None
+        self._call_configs: dict[
+            tuple[int, int], tuple[Model, GenerateConfig | None, GenerateConfig]
+        ] = {}
+        self._member_configs: dict[int, tuple[Model, GenerateConfig]] = {}
         self.smm: SharedMentalModel | None = None
         self.trust: dict[int, float] | None = None
         self.report: str | None = None
@@ -326,9 +330,7 @@ class Team:
         for attempt in range(2):
             started = perf_counter()
             try:
-                output = await model.generate(
-                    messages, config=with_settings(model, config or GenerateConfig(), self.settings)
-                )
+                output = await model.generate(messages, config=self._call_config(model, config))
             except Exception as exc:
                 if ends_sample(exc):
                     raise
@@ -444,11 +446,26 @@ class Team:
             config=self._member_config(self.models[member.model_index]),
         )
 
+    def _call_config(self, model: Model, config: GenerateConfig | None) -> GenerateConfig:
+        """The call's settings with the team's defaults (:func:`with_settings`), worked out once
+        per model and settings object: a deliberation's calls share a few (a sample runs in one
+        eval, so the run's own settings do not change under it)."""
+        key = (id(model), id(config))
+        if key not in self._call_configs:
+            merged = with_settings(model, config or GenerateConfig(), self.settings)
+            self._call_configs[key] = (model, config, merged)  # holding the keys' objects
+        return self._call_configs[key][2]
+
     def _member_config(self, model: Model) -> GenerateConfig:
         """A bounded reply on every provider: the schema where the runtime constrains output,
         else an output budget (twice the constrained one for a free-form full reply). A
         ``max_tokens`` the user set for the model (or the run) wins: a reasoning model spends
-        its budget on thinking first."""
+        its budget on thinking first. The same for every member call with ``model``."""
+        if id(model) not in self._member_configs:
+            self._member_configs[id(model)] = (model, self._new_member_config(model))
+        return self._member_configs[id(model)][1]
+
+    def _new_member_config(self, model: Model) -> GenerateConfig:
         budget = reply_token_budget(self.batch)
         if not self.config.structured and not compact(self.batch):
             budget *= 2
