@@ -15,6 +15,7 @@ from gaa.evidence._prefilter import (
     _plan,
     candidates,
     lowered_for_prefilter,
+    required_sets,
     required_words,
     share_vocabulary,
 )
@@ -60,6 +61,7 @@ def _all_patterns() -> list[re.Pattern[str]]:
     patterns += [p for quantity in lexicon().quantities.values() for p in quantity.cues]
     patterns += [p for cue in communication_cues().values() for p in cue]
     patterns += [p for item in consent_items() for p in item.patterns]
+    patterns += [p for cues in lexicon().settings.values() for p in cues]
     return patterns
 
 
@@ -78,6 +80,22 @@ def test_the_prefilter_reads_the_words_a_match_needs() -> None:
     assert words is not None and words <= {"need", "want", "your", "answer", "decision"}
     assert required_words(re.compile(r"(?:risk)?\s*\d+")) is None  # nothing is required
     assert required_words(re.compile(r"sign\w* (?:now|today)", re.I)) == {"sign"}
+
+
+def test_a_pattern_of_several_parts_needs_a_word_of_each() -> None:
+    pattern = re.compile(r"\b(?:guarantee|promise)\b[^.]{0,40}\b(?:cured|fixed)\b", re.I)
+    assert set(required_sets(pattern)) == {
+        frozenset({"guarantee", "promise"}),
+        frozenset({"cured", "fixed"}),
+    }
+    assert required_sets(pattern)[0] == required_words(pattern)  # the most selective first
+    for text, expected in (
+        ("I promise you will be cured by this.", (pattern,)),
+        ("I can't guarantee anything, I'm afraid.", ()),  # no word of the second part
+        ("Most people are cured by the operation.", ()),  # no word of the first part
+    ):
+        assert candidates((pattern,), lowered_for_prefilter(text)) == expected, text
+        assert bool(pattern.search(text)) == bool(expected)
 
 
 @pytest.mark.parametrize("text", ["You must \u017fign today.", "\u0130 guarantee it."])
@@ -145,10 +163,13 @@ def test_a_vocabulary_finds_exactly_the_words_a_text_holds() -> None:
         assert vocabulary.present(text) == {w for w in words if w in text}, text
 
 
-def test_rule_files_share_one_vocabulary_per_file() -> None:
+def test_the_rule_files_share_one_vocabulary() -> None:
     rules = safety_rules()
-    plans = {id(_plan(rule.patterns).vocabulary) for rule in rules if rule.patterns}
-    assert len(plans) == 1 and None not in {_plan(rule.patterns).vocabulary for rule in rules}
+    pattern_sets = [rule.patterns for rule in rules if rule.patterns]
+    pattern_sets += [item.patterns for item in consent_items()]
+    pattern_sets += list(communication_cues().values())
+    plans = {id(_plan(patterns).vocabulary) for patterns in pattern_sets}
+    assert len(plans) == 1 and None not in {_plan(patterns).vocabulary for patterns in pattern_sets}
     text = "Sign the consent form today; there is no risk at all."
     lowered = text.lower()
     shared = _plan(rules[0].patterns).vocabulary

@@ -4,9 +4,11 @@ Most safety patterns cannot match unless the text holds one of a few words ("dec
 "guarantee"). :func:`required_words` reads them from the parsed pattern: a set of lowercase
 strings at least one of which every match contains, or ``None`` when no such set is sure. A
 substring test on the lowercased text is far cheaper than running the pattern, so a rule skips
-every pattern whose words are all absent. The set is read conservatively (anything optional,
-repeated zero times, in a look-around or a character class ends a word), so the prefilter never
-changes a finding: it only skips searches that would fail.
+every pattern whose words are all absent. A pattern of several required parts ("guarantee ...
+cured") has a set per part (:func:`required_sets`) and is skipped where any part's words are
+all absent. The sets are read conservatively (anything optional, repeated zero times, in a
+look-around or a character class ends a word), so the prefilter never changes a finding: it
+only skips searches that would fail.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from gaa.evidence._vocabulary import Vocabulary
 
 MIN_WORD = 3
 """Shorter required strings ("a ", "to") are in nearly every sentence: no use as a filter."""
+MIN_PART_WORD = 4
+"""The shortest word of a pattern's further required part (after its most selective one)."""
 ASCII_FOLDS = {"\u017f": "s", "\u212a": "k", "\u0131": "i", "\u0130": "i"}
 """The letters beyond ASCII that match an ASCII letter under IGNORECASE (long s, Kelvin sign,
 dotless and dotted I; Python maps no other), each with the ASCII letter it matches."""
@@ -38,9 +42,14 @@ _REPEATS = tuple(
 )
 
 
+def _usable(options: list[Words]) -> list[Words]:
+    """The sets worth testing: none of their words shorter than :data:`MIN_WORD`."""
+    return [o for o in options if o and min(len(w) for w in o) >= MIN_WORD]
+
+
 def _best(options: list[Words]) -> Words | None:
     """Of several sets each of which is required, the most selective (longest shortest word)."""
-    usable = [o for o in options if o and min(len(w) for w in o) >= MIN_WORD]
+    usable = _usable(options)
     if not usable:
         return None
     return max(usable, key=lambda o: (min(len(w) for w in o), -len(o)))
@@ -48,6 +57,11 @@ def _best(options: list[Words]) -> Words | None:
 
 def _sequence(items: list[tuple[Any, Any]]) -> Words | None:
     """A required set for a sequence of parsed items (one of its literal runs or groups)."""
+    return _best(_options(items))
+
+
+def _options(items: list[tuple[Any, Any]]) -> list[Words]:
+    """The required sets of a sequence's items: every match holds a word of each."""
     options: list[Words] = []
     run: list[str] = []
 
@@ -80,7 +94,7 @@ def _sequence(items: list[tuple[Any, Any]]) -> Words | None:
         if found is not None:
             options.append(found)
     flush()
-    return _best(options)
+    return options
 
 
 @lru_cache(maxsize=4096)
@@ -91,13 +105,32 @@ def required_words(pattern: re.Pattern[str]) -> Words | None:
     ASCII (Python's IGNORECASE maps no other such letter to an ASCII one), so it can be in an
     ASCII text never and is looked for only in texts that are not ASCII (see :class:`_Plan`).
     """
+    return _best(list(required_sets(pattern)))
+
+
+@lru_cache(maxsize=4096)
+def required_sets(pattern: re.Pattern[str]) -> tuple[Words, ...]:
+    """Every set of lowercase strings of which each match of ``pattern`` contains one (one set
+    per required part of the pattern: "if you ... refuse" needs "if you" and "refus"), most
+    selective first; empty when no set is sure (see :func:`required_words`)."""
     if pattern.flags & re.VERBOSE:
-        return None
+        return ()
     try:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     except re.error:
-        return None
-    return _sequence(list(parsed))
+        return ()
+    usable = sorted(
+        _usable(_options(list(parsed))), key=lambda o: (min(len(w) for w in o), -len(o))
+    )
+    if not usable:
+        return ()
+    *rest, best = usable
+    # a part whose words are as common as "you" rules out no text: it would only slow the scan
+    return (best, *(o for o in reversed(rest) if min(len(w) for w in o) >= MIN_PART_WORD))
+
+
+_Need = tuple[re.Pattern[str], Words | None, bool, tuple[tuple[Words, bool], ...]]
+"""A pattern, its most selective need (ASCII words, any beyond ASCII), its other needs."""
 
 
 class _Plan:
@@ -105,17 +138,30 @@ class _Plan:
 
     Each pattern's need is ``None`` (nothing sure: always a candidate), or its ASCII words and
     whether it also has a word beyond ASCII (then any text that is not ASCII may match it).
+    A pattern that needs several parts has one such need per part, the most selective first:
+    it is a candidate only where every part's need is met.
     """
 
     def __init__(self, patterns: tuple[re.Pattern[str], ...]) -> None:
         self.patterns = patterns
-        self.needs: tuple[tuple[re.Pattern[str], Words | None, bool], ...] = tuple(
-            (pattern, *_split(required_words(pattern))) for pattern in patterns
+        needs: list[_Need] = []
+        for pattern in patterns:
+            sets = [_split(words) for words in required_sets(pattern)]
+            if not sets:
+                needs.append((pattern, None, False, ()))
+            else:
+                (words, foreign), *rest = sets
+                needs.append((pattern, words, foreign, tuple(rest)))
+        self.needs: tuple[_Need, ...] = tuple(needs)
+        self.words = tuple(
+            sorted(
+                {word for _, words, _, _ in self.needs for word in words or ()}
+                | {word for *_, rest in self.needs for words, _ in rest for word in words}
+            )
         )
-        self.words = tuple(sorted({word for _, words, _ in self.needs for word in words or ()}))
-        self.unfiltered = all(words is None for _, words, _ in self.needs)
+        self.unfiltered = all(words is None for _, words, _, _ in self.needs)
         self.vocabulary: Vocabulary | None = None
-        """Shared with other plans of the same rule file (:func:`share_vocabulary`)."""
+        """Shared with the rule files' other plans (:func:`share_vocabulary`)."""
 
     def candidates(self, lowered: str) -> tuple[re.Pattern[str], ...]:
         if self.unfiltered:
@@ -127,15 +173,20 @@ class _Plan:
         beyond_ascii = not lowered.isascii()
         return tuple(
             pattern
-            for pattern, words, foreign in self.needs
-            if words is None or (foreign and beyond_ascii) or not words.isdisjoint(present)
+            for pattern, words, foreign, rest in self.needs
+            if words is None
+            or (
+                ((foreign and beyond_ascii) or not words.isdisjoint(present))
+                and all(
+                    (also_foreign and beyond_ascii) or not also.isdisjoint(present)
+                    for also, also_foreign in rest
+                )
+            )
         )
 
 
-def _split(words: Words | None) -> tuple[Words | None, bool]:
+def _split(words: Words) -> tuple[Words, bool]:
     """The ASCII words of a need, and whether it has a word beyond ASCII."""
-    if words is None:
-        return None, False
     return frozenset(word for word in words if word.isascii()), not all(
         word.isascii() for word in words
     )
@@ -149,15 +200,26 @@ MAX_SHARED_WORD = 200
 word's length; the longest word the rule files need has 34 characters)."""
 
 
+_shared_plans: list[_Plan] = []
+_shared_words: set[str] = set()
+
+
 def share_vocabulary(pattern_sets: Iterable[tuple[re.Pattern[str], ...]]) -> None:
     """Let these pattern tuples (a rule file's) find their words in a text in one scan, shared
-    and remembered per text (see :mod:`gaa.evidence._vocabulary`)."""
+    and remembered per text (see :mod:`gaa.evidence._vocabulary`). Every file shares one
+    vocabulary, so a sentence is scanned once for the safety rules, the consent items, the cues
+    and the quantities together (it is rebuilt when a file adds words)."""
     plans = [_plan(patterns) for patterns in pattern_sets]
     words = {word for plan in plans for word in plan.words}
     if any(len(word) > MAX_SHARED_WORD for word in words):
         return  # a trie that deep would overflow the pattern compiler: test words one by one
-    vocabulary = Vocabulary(words)
-    for plan in plans:
+    added = [plan for plan in plans if all(plan is not shared for shared in _shared_plans)]
+    if not added and words <= _shared_words:
+        return
+    _shared_words.update(words)
+    _shared_plans.extend(added)
+    vocabulary = Vocabulary(_shared_words)
+    for plan in _shared_plans:
         plan.vocabulary = vocabulary
 
 

@@ -109,30 +109,31 @@ def settings_in(text: str) -> set[str]:
 
 @lru_cache(maxsize=READ_CACHE_SIZE)
 def _settings_in(text: str) -> frozenset[str]:
-    settings = _prefiltered_settings()
+    settings, every = _prefiltered_settings()
     found: set[str] = set()
     masked = text
-    no_surgery = settings.get(NO_SURGERY, ())
-    possible = set(candidates(no_surgery, lowered_for_prefilter(masked)))
-    for pattern in no_surgery:
-        if pattern in possible and pattern.search(masked):
+    possible = {id(p) for p in candidates(every, lowered_for_prefilter(masked))}
+    for pattern in settings.get(NO_SURGERY, ()):
+        if id(pattern) in possible and pattern.search(masked):
             found.add(NO_SURGERY)
             masked = pattern.sub(" ", masked)
-            possible = set(candidates(no_surgery, lowered_for_prefilter(masked)))
-    lowered = lowered_for_prefilter(masked)
+            possible = {id(p) for p in candidates(every, lowered_for_prefilter(masked))}
     for name, patterns in settings.items():
-        if name != NO_SURGERY and any(p.search(masked) for p in candidates(patterns, lowered)):
+        if name != NO_SURGERY and any(id(p) in possible and p.search(masked) for p in patterns):
             found.add(name)
     return frozenset(found)
 
 
 @cache
-def _prefiltered_settings() -> dict[str, tuple[re.Pattern[str], ...]]:
-    """The lexicon's option cues, their words found in one scan per text (a cue whose words a
-    clause lacks is not run: see :mod:`gaa.evidence._prefilter`)."""
+def _prefiltered_settings() -> tuple[
+    dict[str, tuple[re.Pattern[str], ...]], tuple[re.Pattern[str], ...]
+]:
+    """The lexicon's option cues, and all of them in one tuple to prefilter at once (a cue whose
+    words a clause lacks is not run: see :mod:`gaa.evidence._prefilter`)."""
     settings = lexicon().settings
-    share_vocabulary(settings.values())
-    return settings
+    every = tuple(pattern for patterns in settings.values() for pattern in patterns)
+    share_vocabulary([every])
+    return settings, every
 
 
 def allowed_settings(found: set[str]) -> set[str] | None:
