@@ -163,13 +163,10 @@ def test_a_vocabulary_finds_exactly_the_words_a_text_holds() -> None:
         assert vocabulary.present(text) == {w for w in words if w in text}, text
 
 
-def test_the_rule_files_share_one_vocabulary() -> None:
+def test_rule_files_share_one_vocabulary_per_file() -> None:
     rules = safety_rules()
-    pattern_sets = [rule.patterns for rule in rules if rule.patterns]
-    pattern_sets += [item.patterns for item in consent_items()]
-    pattern_sets += list(communication_cues().values())
-    plans = {id(_plan(patterns).vocabulary) for patterns in pattern_sets}
-    assert len(plans) == 1 and None not in {_plan(patterns).vocabulary for patterns in pattern_sets}
+    plans = {id(_plan(rule.patterns).vocabulary) for rule in rules if rule.patterns}
+    assert len(plans) == 1 and None not in {_plan(rule.patterns).vocabulary for rule in rules}
     text = "Sign the consent form today; there is no risk at all."
     lowered = text.lower()
     shared = _plan(rules[0].patterns).vocabulary

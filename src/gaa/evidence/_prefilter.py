@@ -161,7 +161,7 @@ class _Plan:
         )
         self.unfiltered = all(words is None for _, words, _, _ in self.needs)
         self.vocabulary: Vocabulary | None = None
-        """Shared with the rule files' other plans (:func:`share_vocabulary`)."""
+        """Shared with other plans of the same rule file (:func:`share_vocabulary`)."""
 
     def candidates(self, lowered: str) -> tuple[re.Pattern[str], ...]:
         if self.unfiltered:
@@ -200,26 +200,17 @@ MAX_SHARED_WORD = 200
 word's length; the longest word the rule files need has 34 characters)."""
 
 
-_shared_plans: list[_Plan] = []
-_shared_words: set[str] = set()
-
-
 def share_vocabulary(pattern_sets: Iterable[tuple[re.Pattern[str], ...]]) -> None:
     """Let these pattern tuples (a rule file's) find their words in a text in one scan, shared
-    and remembered per text (see :mod:`gaa.evidence._vocabulary`). Every file shares one
-    vocabulary, so a sentence is scanned once for the safety rules, the consent items, the cues
-    and the quantities together (it is rebuilt when a file adds words)."""
+    and remembered per text (see :mod:`gaa.evidence._vocabulary`). One vocabulary for every
+    file would scan a text once instead of once per file, but its larger answers, remembered
+    per text, raised the peak memory of 640 offline consultations by about 65 MB."""
     plans = [_plan(patterns) for patterns in pattern_sets]
     words = {word for plan in plans for word in plan.words}
     if any(len(word) > MAX_SHARED_WORD for word in words):
         return  # a trie that deep would overflow the pattern compiler: test words one by one
-    added = [plan for plan in plans if all(plan is not shared for shared in _shared_plans)]
-    if not added and words <= _shared_words:
-        return
-    _shared_words.update(words)
-    _shared_plans.extend(added)
-    vocabulary = Vocabulary(_shared_words)
-    for plan in _shared_plans:
+    vocabulary = Vocabulary(words)
+    for plan in plans:
         plan.vocabulary = vocabulary
 
 
