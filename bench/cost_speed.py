@@ -11,11 +11,12 @@ Sections (each prints its figures and the issue's target):
 - ``cpu``: the harness's CPU at zero latency (model doctor, model patient, panel ``all``)
   next to Inspect's floor: a bare Inspect task replaying the very same calls, per sample (the
   doctor's and patient's in a solver, the judge's in a scorer). Each side runs in a fresh
-  process, as ``inspect eval`` does, and warms up on one persona first; the floor's process
-  builds no GAA task, so its heap and garbage collector are a plain Inspect process's.
-  ``--repeat`` runs, each with a doctor whose sentences are all new, each followed by the
-  replay of its own calls; the median of the runs' ratios counts (shared machines are
-  noisy), the fastest of each side is shown too.
+  process, as ``inspect eval`` does, and warms up on a persona of each case first (the floor
+  replays their calls); the floor's process builds no GAA task, so GAA's collector tuning is
+  off there, and holds what ``inspect eval`` loads in this environment. ``--repeat`` runs,
+  each with a doctor whose sentences are all new (its clauses do repeat), each followed by the
+  replay of its own calls; the median of the runs' ratios counts (shared machines are noisy),
+  the fastest of each side is shown too.
 - ``offline``: 640 consultations (reference doctor, scripted patient, rules judge) and their
   CPU.
 - ``wall``: wall time over the critical path at 1 s a call (``--latency``), on a few personas.
@@ -28,6 +29,7 @@ transcripts have a realistic length; the judge is a well-behaved scripted team.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import gc
 import json
 import os
@@ -214,22 +216,40 @@ Calls = dict[str, list[tuple[str, list[ChatMessage], str]]]
 """A run's model calls per sample: role, input messages, reply."""
 
 
+WARM_UP = "INTJ_M_*"
+"""Each side's warm-up: a persona of each case (the harness runs them, the floor replays their
+calls), so neither pays for first imports, compiled patterns or first model set-up."""
+CHILD_TIMEOUT = 1800
+
+
 def in_fresh_process(*args: str) -> dict[str, Any]:
-    """Run this script with ``args`` in a new Python process; its last line of output."""
-    done = subprocess.run(
-        [sys.executable, __file__, *args], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(args[:1])} failed:\n{done.stderr[-3000:]}")
-    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    """Run this script with ``args`` in a new Python process; the JSON of its last line."""
+    command = [sys.executable, __file__, *args]
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, check=False, timeout=CHILD_TIMEOUT
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"{args[0]} took over {CHILD_TIMEOUT} s: {exc.stderr!r:.3000}") from None
+    lines = done.stdout.strip().splitlines()
+    try:
+        if done.returncode != 0:
+            raise ValueError(f"exit status {done.returncode}")
+        found: dict[str, Any] = json.loads(lines[-1])
+    except (ValueError, IndexError) as exc:
+        raise RuntimeError(
+            f"{args[0]} failed ({exc}):\nstdout: {done.stdout[-1000:]}\n"
+            f"stderr: {done.stderr[-3000:]}"
+        ) from None
     return found
 
 
 def harness_here(personas: str, tag: str, calls_path: str, log_dir: str) -> None:
-    """A fresh process's timed benchmark run, after a warm-up run on a persona of each case
-    (so it pays for no first imports or compiled patterns); its calls go to ``calls_path``. Prints
-    ``{"cpu": seconds less the scripted models' own, "model_seconds": .., "calls": ..}``."""
-    run_model_dialogue("INTJ_M_*", Recorder(tag=f"warm-up {tag}"), log_dir)
+    """A fresh process's timed benchmark run, after a warm-up run (:data:`WARM_UP`); its calls
+    go to ``calls_path``. The timed part is one ``eval`` call: loading the task file, the run
+    and writing its log. Prints ``{"cpu": seconds less the scripted models' own,
+    "model_seconds": .., "calls": ..}``."""
+    run_model_dialogue(WARM_UP, Recorder(tag=f"warm-up {tag}"), log_dir)
     recorder = Recorder(tag=tag)
     cpu = run_model_dialogue(personas, recorder, log_dir) - recorder.model_seconds
     calls = {key: made for key, made in recorder.calls.items() if key != "?"}
@@ -241,15 +261,17 @@ def harness_here(personas: str, tag: str, calls_path: str, log_dir: str) -> None
 
 def floor_here(calls_path: str, log_dir: str) -> None:
     """A fresh process's bare Inspect replay of the calls in ``calls_path``, after a warm-up
-    replay of one sample's. The process builds no GAA task, so its heap, and what its garbage
-    collector walks, is a plain Inspect process's. Prints ``{"cpu": seconds}``."""
-    if gc.get_freeze_count():
-        raise RuntimeError("the floor's process must not have built a GAA task (see gaa._heap)")
+    replay of the :data:`WARM_UP` personas' calls. The process builds no GAA task, so GAA's
+    collector tuning is off; its heap holds what ``inspect eval`` loads in this environment
+    (Inspect's entry points import GAA's registry). Prints ``{"cpu": seconds}``."""
     with open(calls_path, "rb") as file:
         calls: Calls = pickle.load(file)
-    first = next(iter(calls))
-    replay_calls_in_inspect({first: calls[first]}, log_dir)
-    print(json.dumps({"cpu": replay_calls_in_inspect(calls, log_dir)}))
+    warm = {key: made for key, made in calls.items() if fnmatch.fnmatch(key, WARM_UP)}
+    replay_calls_in_inspect(warm or dict([next(iter(calls.items()))]), log_dir)
+    cpu = replay_calls_in_inspect(calls, log_dir)
+    if gc.get_freeze_count():
+        raise RuntimeError("the floor's process froze objects: it must build no GAA task")
+    print(json.dumps({"cpu": cpu}))
 
 
 def replay_calls_in_inspect(calls: Calls, log_dir: str) -> float:
@@ -397,8 +419,10 @@ def startup_section() -> None:
     print("target: gaa --help under 0.5 s")
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
+    """This process's peak memory, or (``RUSAGE_CHILDREN``) the largest of its finished
+    children's: the cpu section's runs."""
+    return resource.getrusage(who).ru_maxrss / 1024
 
 
 def main() -> int:
@@ -440,7 +464,8 @@ def main() -> int:
                 peaks.append(f"{name} {peak_rss_mb():.0f}")
     print(
         f"\npeak RSS of this process: {peak_rss_mb():.0f} MB (after each section: "
-        f"{', '.join(peaks)})"
+        f"{', '.join(peaks)}); of the cpu section's fresh processes: "
+        f"{peak_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB"
     )
     return 0
 

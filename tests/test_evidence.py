@@ -395,3 +395,7 @@ def test_the_store_keeps_each_turns_findings_once_and_reads_them_back() -> None:
     # a doctor turn left unvalidated (a sample stopped between the two) adds no findings
     session.turns.append(DialogueTurn(turn_number=5, speaker="doctor", message="Anything else?"))
     assert DialogueEvidence.restored(stored, session).turns == evidence.turns
+    # a store whose session carries no findings (written by hand) keeps the evidence's own turns
+    bare = DialogueSession(session_id="s", persona_id="INTJ_M_PNEUMO")
+    assert DialogueEvidence.restored(evidence.model_dump(mode="json"), bare) == evidence
+    assert DialogueEvidence.restored(stored, bare).turns == []

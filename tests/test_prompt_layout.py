@@ -130,7 +130,7 @@ def test_the_history_block_is_made_once_a_step_and_follows_every_change() -> Non
     team.history.append({i: reply({**agreed, "c5": "met"}, "Covered.") for i in range(3)})
     first = team.history_block()
     assert team.history_block() is first  # asked by every member of a step: made once
-    # a member revises its answer in place (mutual monitoring): the block says so
+    # a member's answer is replaced by its revision (as mutual monitoring does): the block says so
     team.history[-1][0] = reply({**agreed, "c5": "not_met"}, "Death was never named.")
     revised = team.history_block()
     assert "Death was never named." in revised and "Death was never named." not in first

@@ -333,14 +333,16 @@ class DialogueEvidence(BaseModel):
     @classmethod
     def restored(cls, stored: Mapping[str, Any], session: DialogueSession) -> DialogueEvidence:
         """The evidence :meth:`stored` kept, its turns' findings read back from the session's
-        validated doctor turns (a store written with the turns in it, as older logs have,
-        reads the same)."""
+        validated doctor turns. A store written with the turns in it, as older logs have, reads
+        the same; its own turns serve when no doctor turn of the session carries findings."""
         evidence = cls.model_validate({**stored, "turns": []})
         evidence.turns = [
             TurnValidation.model_validate(turn.validation)
             for turn in session.turns
             if turn.speaker == "doctor" and turn.validation is not None
         ]
+        if not evidence.turns and stored.get("turns"):
+            return cls.model_validate(stored)
         return evidence
 
     @property
