@@ -248,7 +248,7 @@ def harness_here(personas: str, tag: str, calls_path: str, log_dir: str) -> None
     """A fresh process's timed benchmark run, after a warm-up run (:data:`WARM_UP`); its calls
     go to ``calls_path``. The timed part is one ``eval`` call: loading the task file, the run
     and writing its log. Prints ``{"cpu": seconds less the scripted models' own,
-    "model_seconds": .., "calls": ..}``."""
+    "model_seconds": .., "calls": .., "peak_mb": ..}``."""
     run_model_dialogue(WARM_UP, Recorder(tag=f"warm-up {tag}"), log_dir)
     recorder = Recorder(tag=tag)
     cpu = run_model_dialogue(personas, recorder, log_dir) - recorder.model_seconds
@@ -256,14 +256,23 @@ def harness_here(personas: str, tag: str, calls_path: str, log_dir: str) -> None
     with open(calls_path, "wb") as file:
         pickle.dump(calls, file)
     made = sum(len(c) for c in calls.values())
-    print(json.dumps({"cpu": cpu, "model_seconds": recorder.model_seconds, "calls": made}))
+    print(
+        json.dumps(
+            {
+                "cpu": cpu,
+                "model_seconds": recorder.model_seconds,
+                "calls": made,
+                "peak_mb": peak_rss_mb(),
+            }
+        )
+    )
 
 
 def floor_here(calls_path: str, log_dir: str) -> None:
     """A fresh process's bare Inspect replay of the calls in ``calls_path``, after a warm-up
     replay of the :data:`WARM_UP` personas' calls. The process builds no GAA task, so GAA's
     collector tuning is off; its heap holds what ``inspect eval`` loads in this environment
-    (Inspect's entry points import GAA's registry). Prints ``{"cpu": seconds}``."""
+    (Inspect's entry points import GAA's registry). Prints ``{"cpu": seconds, "peak_mb": ..}``."""
     with open(calls_path, "rb") as file:
         calls: Calls = pickle.load(file)
     warm = {key: made for key, made in calls.items() if fnmatch.fnmatch(key, WARM_UP)}
@@ -271,7 +280,7 @@ def floor_here(calls_path: str, log_dir: str) -> None:
     cpu = replay_calls_in_inspect(calls, log_dir)
     if gc.get_freeze_count():
         raise RuntimeError("the floor's process froze objects: it must build no GAA task")
-    print(json.dumps({"cpu": cpu}))
+    print(json.dumps({"cpu": cpu, "peak_mb": peak_rss_mb()}))
 
 
 def replay_calls_in_inspect(calls: Calls, log_dir: str) -> float:
@@ -350,6 +359,7 @@ def cpu_section(personas: str, log_dir: str, repeat: int) -> None:
     print("\n## Harness CPU against Inspect's floor (zero latency, same calls)")
     ours: list[float] = []
     floors: list[float] = []
+    peaks: list[tuple[float, float]] = []
     calls_path = str(Path(log_dir) / "calls.pickle")
     for run in range(repeat):
         # each side in a fresh process; every run's doctor says sentences no other run said
@@ -358,7 +368,9 @@ def cpu_section(personas: str, log_dir: str, repeat: int) -> None:
             "--log-dir", log_dir,
         )  # fmt: skip
         ours.append(harness["cpu"])
-        floors.append(in_fresh_process("--floor-run", calls_path, "--log-dir", log_dir)["cpu"])
+        floor = in_fresh_process("--floor-run", calls_path, "--log-dir", log_dir)
+        floors.append(floor["cpu"])
+        peaks.append((harness["peak_mb"], floor["peak_mb"]))
         print(
             f"run {run + 1}: model calls {harness['calls']}; GAA {ours[-1]:.1f} s CPU (less "
             f"{harness['model_seconds']:.1f} s the scripted models spent on their replies), bare "
@@ -373,6 +385,10 @@ def cpu_section(personas: str, log_dir: str, repeat: int) -> None:
     print(
         f"ratio: {statistics.median(ratios):.2f}, the median of each run against the replay of "
         f"its own calls (per run {', '.join(f'{r:.2f}' for r in ratios)})  (target <= 1.3)"
+    )
+    print(
+        f"peak RSS of a run's process: GAA {max(p for p, _ in peaks):.0f} MB, bare Inspect "
+        f"replay {max(p for _, p in peaks):.0f} MB"
     )
 
 
@@ -419,10 +435,8 @@ def startup_section() -> None:
     print("target: gaa --help under 0.5 s")
 
 
-def peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
-    """This process's peak memory, or (``RUSAGE_CHILDREN``) the largest of its finished
-    children's: the cpu section's runs."""
-    return resource.getrusage(who).ru_maxrss / 1024
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> int:
@@ -464,8 +478,7 @@ def main() -> int:
                 peaks.append(f"{name} {peak_rss_mb():.0f}")
     print(
         f"\npeak RSS of this process: {peak_rss_mb():.0f} MB (after each section: "
-        f"{', '.join(peaks)}); of the cpu section's fresh processes: "
-        f"{peak_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB"
+        f"{', '.join(peaks)})"
     )
     return 0
 
