@@ -60,6 +60,10 @@ SUMMARY = json.dumps(
 )
 TEAM_SIZE = 3
 SECTIONS = ("tokens", "cpu", "offline", "wall", "startup")
+Calls = dict[str, list[tuple[str, list[ChatMessage], str]]]
+"""A run's model calls per sample: role, input messages, reply."""
+
+
 def judge_reply(messages: list[ChatMessage]) -> str:
     if "evaluation summary" in messages[-1].text:
         return SUMMARY
@@ -156,7 +160,7 @@ class Recorder:
 
     def __init__(self, latency: float = 0.0, tag: str = "") -> None:
         self.tag = tag
-        self.calls: dict[str, list[tuple[str, list[ChatMessage], str]]] = {}
+        self.calls: Calls = {}
         self.turns = 0
         self.model_seconds = 0.0
         """CPU the scripted models spent making their replies (a provider's work, not the
@@ -210,10 +214,6 @@ def run_model_dialogue(personas: str, recorder: Recorder, log_dir: str, rounds: 
     )
     check_completed([log])
     return time.process_time() - started
-
-
-Calls = dict[str, list[tuple[str, list[ChatMessage], str]]]
-"""A run's model calls per sample: role, input messages, reply."""
 
 
 WARM_UP = "INTJ_M_*"

@@ -13,12 +13,12 @@ IDENTITY_MEMO_SIZE = 4096
 def by_identity(compute: Callable[[K], V]) -> Callable[[K], V]:
     """``compute`` remembered per argument object, looked up by identity.
 
-    For objects that live as long as the process (the loaded rules' pattern tuples, the
-    rubric): hashing a tuple of compiled patterns hashes every pattern's compiled code (about
-    15 microseconds for a rule of 48 patterns, on every call), and a pydantic model cannot be
-    hashed at all, while a lookup by ``id`` is free. Each entry holds its key,
-    so an ``id`` cannot be reused while it is remembered; a new tuple equal to a remembered one
-    is computed afresh, which costs time, never correctness.
+    For objects that live as long as the process or the memo (the loaded rules' pattern
+    tuples, the rubric, a deliberation's models): hashing a tuple of compiled patterns hashes
+    every pattern's compiled code (about 15 microseconds for a rule of 48 patterns, on every
+    call), and a pydantic model cannot be hashed at all, while a lookup by ``id`` is free. Each
+    entry holds its key, so an ``id`` cannot be reused while it is remembered; a new tuple equal
+    to a remembered one is computed afresh, which costs time, never correctness.
     """
     memo: dict[int, tuple[K, V]] = {}
 

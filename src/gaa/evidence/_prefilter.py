@@ -105,7 +105,8 @@ def required_words(pattern: re.Pattern[str]) -> Words | None:
     ASCII (Python's IGNORECASE maps no other such letter to an ASCII one), so it can be in an
     ASCII text never and is looked for only in texts that are not ASCII (see :class:`_Plan`).
     """
-    return _best(list(required_sets(pattern)))
+    sets = required_sets(pattern)
+    return sets[0] if sets else None
 
 
 @lru_cache(maxsize=4096)

@@ -26,6 +26,7 @@ from inspect_ai.util import JSONSchema
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
+from gaa._memo import by_identity
 from gaa._templates import render
 from gaa.teamwork.config import TeamworkConfig
 from gaa.teamwork.ledger import CallLedger, CallRecord, Phase
@@ -282,7 +283,10 @@ class Team:
         self._call_configs: dict[
             tuple[int, int], tuple[Model, GenerateConfig | None, GenerateConfig]
         ] = {}
-        self._member_configs: dict[int, tuple[Model, GenerateConfig]] = {}
+        self._member_config: Callable[[Model], GenerateConfig] = by_identity(
+            self._make_member_config
+        )
+        """The same for every member call with a model: worked out once per model."""
         self.smm: SharedMentalModel | None = None
         self.trust: dict[int, float] | None = None
         self.report: str | None = None
@@ -456,16 +460,11 @@ class Team:
             self._call_configs[key] = (model, config, merged)  # holding the keys' objects
         return self._call_configs[key][2]
 
-    def _member_config(self, model: Model) -> GenerateConfig:
+    def _make_member_config(self, model: Model) -> GenerateConfig:
         """A bounded reply on every provider: the schema where the runtime constrains output,
         else an output budget (twice the constrained one for a free-form full reply). A
         ``max_tokens`` the user set for the model (or the run) wins: a reasoning model spends
-        its budget on thinking first. The same for every member call with ``model``."""
-        if id(model) not in self._member_configs:
-            self._member_configs[id(model)] = (model, self._new_member_config(model))
-        return self._member_configs[id(model)][1]
-
-    def _new_member_config(self, model: Model) -> GenerateConfig:
+        its budget on thinking first."""
         budget = reply_token_budget(self.batch)
         if not self.config.structured and not compact(self.batch):
             budget *= 2
