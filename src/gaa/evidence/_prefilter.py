@@ -14,7 +14,7 @@ only skips searches that would fail.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Set
+from collections.abc import Iterable
 from functools import lru_cache
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -35,6 +35,9 @@ FOLDS_TO_ASCII = frozenset(ASCII_FOLDS)
 prefiltered."""
 
 Words = frozenset[str]
+MEETING_CACHE_SIZE = 512
+"""Sets of a plan's words found together, remembered per plan with the patterns they let run:
+a sentence holds few of a plan's words, so the same few sets come again and again."""
 _REPEATS = tuple(
     getattr(sre, name)
     for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
@@ -160,7 +163,9 @@ class _Plan:
                 | {word for *_, rest in self.needs for words, _ in rest for word in words}
             )
         )
+        self.word_set = frozenset(self.words)
         self.unfiltered = all(words is None for _, words, _, _ in self.needs)
+        self._meeting = lru_cache(maxsize=MEETING_CACHE_SIZE)(self._candidates_meeting)
         self.vocabulary: Vocabulary | None = None
         """Shared with other plans of the same rule file (:func:`share_vocabulary`)."""
 
@@ -168,10 +173,16 @@ class _Plan:
         if self.unfiltered:
             return self.patterns
         if self.vocabulary is not None:
-            present: Set[str] = self.vocabulary.present(lowered)
+            present: Words = self.vocabulary.present(lowered) & self.word_set
         else:
-            present = set(filter(lowered.__contains__, self.words))  # each word looked for once
-        beyond_ascii = not lowered.isascii()
+            present = frozenset(filter(lowered.__contains__, self.words))  # each word once
+        return self._meeting(present, not lowered.isascii())
+
+    def _candidates_meeting(
+        self, present: Words, beyond_ascii: bool
+    ) -> tuple[re.Pattern[str], ...]:
+        """The patterns whose needs the plan's words ``present`` meet (remembered per plan:
+        see :data:`MEETING_CACHE_SIZE`)."""
         return tuple(
             pattern
             for pattern, words, foreign, rest in self.needs

@@ -40,10 +40,8 @@ class Vocabulary:
         """The words that occur in ``lowered``."""
         if self._scan is None:
             return frozenset()
-        found: set[str] = set()
-        for match in self._scan.finditer(lowered):
-            found |= self._prefixes[match.group(1)]
-        return frozenset(found)
+        longest = set(self._scan.findall(lowered))
+        return frozenset().union(*map(self._prefixes.__getitem__, longest))
 
 
 def _trie_pattern(words: frozenset[str]) -> str:

@@ -105,8 +105,8 @@ def find_unnegated(
     if screen is not None and screen.search(text) is None:
         return None  # no pattern matches anywhere: one search instead of one per pattern
     for pattern in possible:
-        always = pattern.pattern.startswith(ALWAYS)
         for match in pattern.finditer(text):
+            always = pattern.pattern.startswith(ALWAYS)
             before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
             before = breaks.split(before)[-1]
             if negatable and not always and guard.search(before.lower()):
@@ -211,9 +211,13 @@ class SafetyRule:
         return self._find_together(text)
 
     def _find_in_sentence(self, sentence: str) -> str | None:
-        if self.unless and any(p.search(sentence) for p in self.unless):
-            return None
-        return find_unnegated(self.patterns, sentence, self.negatable, inside=self.negatable)
+        found = find_unnegated(self.patterns, sentence, self.negatable, inside=self.negatable)
+        return None if found is None or self._excused(sentence) else found
+
+    def _excused(self, sentence: str) -> bool:
+        """The sentence holds one of the rule's ``unless`` patterns (looked for only once a
+        finding needs excusing: most sentences have none)."""
+        return any(p.search(sentence) for p in self.unless)
 
     def _find_together(self, text: str) -> str | None:
         """Terms that fire together, never across a sentence end (``unless`` still applies)."""
@@ -228,11 +232,9 @@ class SafetyRule:
         return None
 
     def _together_in_sentence(self, sentence: str) -> str | None:
-        if self.unless and any(p.search(sentence) for p in self.unless):
-            return None
         for group in self.together:
             if (found := group.find(sentence)) is not None:
-                return found
+                return None if self._excused(sentence) else found
         return None
 
 
