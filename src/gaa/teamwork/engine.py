@@ -137,6 +137,7 @@ def _aggregate(
 ) -> tuple[str, dict[str, QuestionOutcome]]:
     final = team.history[-1]
     method, weights = vote_weights(team, components)
+    label = {m.index: m.label for m in team.members}
     outcomes: dict[str, QuestionOutcome] = {}
     for question in team.batch.questions:
         rankings = {
@@ -155,7 +156,6 @@ def _aggregate(
             },
             team.leader_preference.get(question.id),
         )
-        label = {m.index: m.label for m in team.members}
         outcome = QuestionOutcome(
             question_id=question.id,
             answer=vote.answer,

@@ -165,10 +165,13 @@ def describe_step(
     a single question, always: there is nothing else to discuss)."""
     agreed: list[tuple[str, str]] = []
     split: list[str] = []
+    in_order = [
+        (members[i].label if labels else "", reply) for i, reply in sorted(replies.items())
+    ]
     for question in batch.questions:
         answers = [
-            (members[i].label if labels else "", reply.answers[question.id])
-            for i, reply in sorted(replies.items())
+            (label, reply.answers[question.id])
+            for label, reply in in_order
             if question.id in reply.answers
         ]
         if not answers:

@@ -32,15 +32,16 @@ def updated_trust(old: float, quality: float) -> float:
 
 def automated_quality(team: Team) -> dict[int, float]:
     replies = team.history[0]
+    counts: dict[str, Counter[str]] = {}  # each question's first choices, counted once
+    for reply in replies.values():
+        for question_id, answer in reply.answers.items():
+            counts.setdefault(question_id, Counter())[answer.choice] += 1
+    top = {question_id: max(counted.values()) for question_id, counted in counts.items()}
     quality: dict[int, float] = {}
     for index, reply in replies.items():
         per_question = []
         for question_id, answer in reply.answers.items():
-            counts = Counter(
-                r.answers[question_id].choice for r in replies.values() if question_id in r.answers
-            )
-            top = max(counts.values())
-            agreement = 1.0 if counts[answer.choice] == top else 0.0
+            agreement = 1.0 if counts[question_id][answer.choice] == top[question_id] else 0.0
             confidence = 0.5 if answer.confidence is None else answer.confidence
             per_question.append(0.5 * agreement + 0.5 * (1 - abs(confidence - agreement)))
         quality[index] = sum(per_question) / len(per_question)
