@@ -436,6 +436,16 @@ def startup_section() -> None:
 
 
 def peak_rss_mb() -> float:
+    """This process's peak resident memory. Read from ``/proc`` where there is one: the
+    ``getrusage`` figure survives ``exec``, so a child started by a large parent would report
+    the parent's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
