@@ -50,6 +50,7 @@ _frozen = False
 
 
 def _import_run_modules() -> None:
+    """Import :data:`RUN_IMPORTS`, skipping any that cannot be imported."""
     for name in RUN_IMPORTS:
         try:
             importlib.import_module(name)

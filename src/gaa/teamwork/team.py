@@ -165,9 +165,7 @@ def describe_step(
     a single question, always: there is nothing else to discuss)."""
     agreed: list[tuple[str, str]] = []
     split: list[str] = []
-    in_order = [
-        (members[i].label if labels else "", reply) for i, reply in sorted(replies.items())
-    ]
+    in_order = [(members[i].label if labels else "", reply) for i, reply in sorted(replies.items())]
     for question in batch.questions:
         answers = [
             (label, reply.answers[question.id])
