@@ -52,12 +52,17 @@ def _usable(options: list[Words]) -> list[Words]:
     return [o for o in options if o and min(len(w) for w in o) >= MIN_WORD]
 
 
+def _selectivity(words: Words) -> tuple[int, int]:
+    """How selective a required set is: its shortest word's length, then fewer words."""
+    return min(len(w) for w in words), -len(words)
+
+
 def _best(options: list[Words]) -> Words | None:
     """Of several sets each of which is required, the most selective (longest shortest word)."""
     usable = _usable(options)
     if not usable:
         return None
-    return max(usable, key=lambda o: (min(len(w) for w in o), -len(o)))
+    return max(usable, key=_selectivity)
 
 
 def _sequence(items: list[tuple[Any, Any]]) -> Words | None:
@@ -125,9 +130,7 @@ def required_sets(pattern: re.Pattern[str]) -> tuple[Words, ...]:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     except re.error:
         return ()
-    usable = sorted(
-        _usable(_options(list(parsed))), key=lambda o: (min(len(w) for w in o), -len(o))
-    )
+    usable = sorted(_usable(_options(list(parsed))), key=_selectivity)
     if not usable:
         return ()
     *rest, best = usable
@@ -135,38 +138,30 @@ def required_sets(pattern: re.Pattern[str]) -> tuple[Words, ...]:
     return (best, *(o for o in reversed(rest) if min(len(w) for w in o) >= MIN_PART_WORD))
 
 
-_Need = tuple[re.Pattern[str], Words | None, bool, tuple[tuple[Words, bool], ...]]
-"""A pattern, its most selective need (ASCII words, any beyond ASCII), its other needs."""
+_Need = tuple[Words, bool]
+"""A part a pattern needs: its ASCII words, and whether it has a word beyond ASCII."""
 
 
 class _Plan:
     """A tuple of patterns with the words each needs, and every such word once.
 
-    Each pattern's need is ``None`` (nothing sure: always a candidate), or its ASCII words and
-    whether it also has a word beyond ASCII (then any text that is not ASCII may match it).
-    A pattern that needs several parts has one such need per part, the most selective first:
-    it is a candidate only where every part's need is met.
+    Each pattern has a need per required part, the most selective first: its ASCII words and
+    whether it also has a word beyond ASCII (then any text that is not ASCII may meet it). A
+    pattern is a candidate only where every need is met; one with none (nothing sure) always
+    is.
     """
 
     def __init__(self, patterns: tuple[re.Pattern[str], ...]) -> None:
         self.patterns = patterns
-        needs: list[_Need] = []
-        for pattern in patterns:
-            sets = [_split(words) for words in required_sets(pattern)]
-            if not sets:
-                needs.append((pattern, None, False, ()))
-            else:
-                (words, foreign), *rest = sets
-                needs.append((pattern, words, foreign, tuple(rest)))
-        self.needs: tuple[_Need, ...] = tuple(needs)
+        self.needs: tuple[tuple[re.Pattern[str], tuple[_Need, ...]], ...] = tuple(
+            (pattern, tuple(_split(words) for words in required_sets(pattern)))
+            for pattern in patterns
+        )
         self.words = tuple(
-            sorted(
-                {word for _, words, _, _ in self.needs for word in words or ()}
-                | {word for *_, rest in self.needs for words, _ in rest for word in words}
-            )
+            sorted({word for _, needs in self.needs for words, _ in needs for word in words})
         )
         self.word_set = frozenset(self.words)
-        self.unfiltered = all(words is None for _, words, _, _ in self.needs)
+        self.unfiltered = not any(needs for _, needs in self.needs)
         self._candidates = lru_cache(maxsize=CANDIDATES_CACHE_SIZE)(self._candidates_for)
         self.vocabulary: Vocabulary | None = None
         """Shared with other plans of the same rule file (:func:`share_vocabulary`)."""
@@ -185,14 +180,10 @@ class _Plan:
         see :data:`CANDIDATES_CACHE_SIZE`)."""
         return tuple(
             pattern
-            for pattern, words, foreign, rest in self.needs
-            if words is None
-            or (
-                ((foreign and beyond_ascii) or not words.isdisjoint(present))
-                and all(
-                    (also_foreign and beyond_ascii) or not also.isdisjoint(present)
-                    for also, also_foreign in rest
-                )
+            for pattern, needs in self.needs
+            if all(
+                (foreign and beyond_ascii) or not words.isdisjoint(present)
+                for words, foreign in needs
             )
         )
 
