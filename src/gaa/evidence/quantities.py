@@ -110,14 +110,18 @@ def settings_in(text: str) -> set[str]:
 @lru_cache(maxsize=READ_CACHE_SIZE)
 def _settings_in(text: str) -> frozenset[str]:
     settings, every = _prefiltered_settings()
+
+    def possible_in(clause: str) -> set[int]:
+        return {id(p) for p in candidates(every, lowered_for_prefilter(clause))}
+
     found: set[str] = set()
     masked = text
-    possible = {id(p) for p in candidates(every, lowered_for_prefilter(masked))}
+    possible = possible_in(masked)
     for pattern in settings.get(NO_SURGERY, ()):
         if id(pattern) in possible and pattern.search(masked):
             found.add(NO_SURGERY)
             masked = pattern.sub(" ", masked)
-            possible = {id(p) for p in candidates(every, lowered_for_prefilter(masked))}
+            possible = possible_in(masked)  # the masked words no longer count
     for name, patterns in settings.items():
         if name != NO_SURGERY and any(id(p) in possible and p.search(masked) for p in patterns):
             found.add(name)
