@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from gaa.dialogue._spotlight import Boundary
 from gaa.dialogue.patient import (
     STATUS_MAX_TOKENS,
     ModelPatient,
@@ -143,6 +144,23 @@ async def test_missing_status_line_is_asked_for_once_outside_the_conversation() 
     schema = follow_up.config.response_schema.json_schema  # type: ignore[union-attr]
     assert schema.properties["decision"].enum == ["ACCEPT", "REFUSE", "UNDECIDED"]  # type: ignore[index]
     assert all("study record" not in m.text for m in patient.history)  # not in the conversation
+
+
+async def test_every_turn_sends_the_one_system_message(lung: MedicalCase) -> None:
+    """Inspect copies a message object it is sent once (by id and content): the patient's
+    system prompt, with the boundary's instruction, is one message in every turn and in the
+    status follow-up."""
+    patient, script = model_patient(
+        ["I am scared.", "DECISION: UNDECIDED | WILLINGNESS: 4", "Fine.\nDECISION: ACCEPT | WILLINGNESS: 8"],
+        boundary=Boundary("0123456789abcdef"),
+    )
+    await patient.open()
+    await patient.respond("Take your time.", validate_turn("Take your time.", lung))
+    first = [call.messages[0] for call in script.calls]
+    assert len(first) == 3 and len({m.id for m in first}) == 1
+    assert first[0].role == "system" and first[0].text == patient.system
+    assert "0123456789abcdef" in first[0].text  # the boundary's instruction is in it
+    assert len(script.calls[2].messages) == 4  # system, opening, reply, the doctor's turn
 
 
 async def test_status_line_in_the_reply_needs_no_follow_up() -> None:

@@ -355,3 +355,16 @@ async def test_a_max_tokens_the_user_set_for_a_member_model_wins() -> None:
     assert {c.config.max_tokens for c in script.calls if team_role(c.messages).startswith("Expert")} == {
         9000
     }
+
+
+async def test_every_team_call_sends_the_one_system_message() -> None:
+    """Inspect copies a message object it is sent once (by id and content), so the judge's
+    system message is one object, with the team's instructions, in every call of every team."""
+    script = ScriptedModel(TeamScript().respond)
+    await deliberate(BATCH, TeamworkConfig.parse("all", 3), [script.model])
+    await deliberate(RUBRIC, TeamworkConfig.parse("base", 3), [script.model])
+    first = [call.messages[0] for call in script.calls]
+    assert len(first) > 10 and all(m.role == "system" for m in first)
+    assert len({m.id for m in first}) == 1
+    assert len({m.text for m in first}) == 1 and "Expert" not in first[0].text
+    assert len({call.messages[-1].id for call in script.calls}) == len(script.calls)

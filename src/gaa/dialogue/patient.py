@@ -319,6 +319,7 @@ class ModelPatient:
     boundary: Boundary | None = None
     history: list[ChatMessage] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    _system_message: ChatMessageSystem | None = field(default=None, init=False, repr=False)
 
     @property
     def system(self) -> str:
@@ -330,9 +331,17 @@ class ModelPatient:
         )
         return f"{self.system_prompt.rstrip()}\n\n{note.strip()}"
 
+    def _system_first(self) -> ChatMessageSystem:
+        """The system message, made once: every turn and status request sends the same
+        object, which Inspect copies for its log once instead of once a call (see
+        :func:`gaa.teamwork.team.team_messages`)."""
+        if self._system_message is None:
+            self._system_message = ChatMessageSystem(content=self.system)
+        return self._system_message
+
     async def _turn(self, user_text: str) -> PatientReply:
         self.history.append(ChatMessageUser(content=user_text))
-        messages = [ChatMessageSystem(content=self.system), *self.history]
+        messages = [self._system_first(), *self.history]
         for _attempt in range(2):
             try:
                 output = await self.model.generate(
@@ -361,7 +370,7 @@ class ModelPatient:
     async def _ask_status(self, reply: PatientReply) -> PatientReply:
         request = render("patient", "status_request.txt", operation=self.operation)
         messages = [
-            ChatMessageSystem(content=self.system),
+            self._system_first(),
             *self.history,
             ChatMessageUser(content=request),
         ]

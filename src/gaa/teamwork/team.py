@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from time import perf_counter
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
@@ -134,10 +135,16 @@ def context_block(batch: QuestionBatch) -> str:
 def team_messages(context: str, request: str) -> list[ChatMessage]:
     """A team call: the system message every call shares, the ``context`` every call about the
     same batch shares (see :func:`context_block`), then ``request``."""
-    return [
-        ChatMessageSystem(content=render("teamwork", "team_system.txt")),
-        ChatMessageUser(content=f"{context}\n{request}"),
-    ]
+    return [_team_system(), ChatMessageUser(content=f"{context}\n{request}")]
+
+
+@cache
+def _team_system() -> ChatMessageSystem:
+    """The system message of every team call, made once. Inspect copies each message it is
+    sent for the call's log entry, and skips the copy for a message object it has copied
+    before (same id and content), so one shared object is copied once per process instead
+    of once a call. Nothing edits it: Inspect changes only its own copies."""
+    return ChatMessageSystem(content=render("teamwork", "team_system.txt"))
 
 
 RATIONALE_CHARS = 300
