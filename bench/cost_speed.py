@@ -251,7 +251,7 @@ def harness_here(personas: str, tag: str, calls_path: str, log_dir: str) -> None
     """A fresh process's timed benchmark run, after a warm-up run (:data:`WARM_UP`); its calls
     go to ``calls_path``. The timed part is one ``eval`` call: loading the task file, the run
     and writing its log. Prints ``{"cpu": seconds less the scripted models' own,
-    "model_seconds": .., "calls": .., "peak_mb": ..}``."""
+    "model_seconds": .., "calls": .., "personas": .., "peak_mb": ..}``."""
     run_model_dialogue(WARM_UP, Recorder(tag=f"warm-up {tag}"), log_dir)
     recorder = Recorder(tag=tag)
     cpu = run_model_dialogue(personas, recorder, log_dir) - recorder.model_seconds

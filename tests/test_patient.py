@@ -157,7 +157,7 @@ async def test_every_turn_sends_the_one_system_message(lung: MedicalCase) -> Non
     await patient.open()
     await patient.respond("Take your time.", validate_turn("Take your time.", lung))
     first = [call.messages[0] for call in script.calls]
-    assert len(first) == 3 and len({m.id for m in first}) == 1
+    assert len(first) == 3 and all(m is first[0] for m in first)
     assert first[0].role == "system" and first[0].text == patient.system
     assert "0123456789abcdef" in first[0].text  # the boundary's instruction is in it
     assert len(script.calls[2].messages) == 4  # system, opening, reply, the doctor's turn

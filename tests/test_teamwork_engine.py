@@ -7,8 +7,9 @@ import math
 from collections.abc import Callable
 
 import pytest
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, ChatMessageSystem
 
+from gaa._templates import render
 from gaa.teamwork import (
     DeliberationError,
     Question,
@@ -25,6 +26,7 @@ from gaa.teamwork.replies import (
     ranking_schema,
     reply_token_budget,
 )
+from gaa.teamwork.team import _team_system
 from gaa.testing import ScriptedModel, TeamScript, team_role
 
 OPTIONS = {"A": "alpha", "B": "beta", "C": "gamma", "D": "delta", "E": "epsilon"}
@@ -368,3 +370,7 @@ async def test_every_team_call_sends_the_one_system_message() -> None:
     assert len({m.id for m in first}) == 1
     assert len({m.text for m in first}) == 1 and "Expert" not in first[0].text
     assert len({call.messages[-1].id for call in script.calls}) == len(script.calls)
+    shared = _team_system()
+    assert all(m is shared for m in first)  # the one object, not copies with its id
+    made_anew = ChatMessageSystem(content=render("teamwork", "team_system.txt"))
+    assert shared.model_dump(exclude={"id"}) == made_anew.model_dump(exclude={"id"})  # unedited

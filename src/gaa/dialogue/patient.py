@@ -319,7 +319,9 @@ class ModelPatient:
     boundary: Boundary | None = None
     history: list[ChatMessage] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    _system_message: ChatMessageSystem | None = field(default=None, init=False, repr=False)
+    _system_message: ChatMessageSystem | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def system(self) -> str:
@@ -332,8 +334,9 @@ class ModelPatient:
         return f"{self.system_prompt.rstrip()}\n\n{note.strip()}"
 
     def _system_first(self) -> ChatMessageSystem:
-        """The system message, made once: every turn and status request sends the same
-        object, which Inspect copies for its log once instead of once a call (see
+        """The system message, made once from the prompt and boundary (neither changes after
+        the patient is made): every turn and status request sends the same object, which
+        Inspect copies for its log once instead of once a call (see
         :func:`gaa.teamwork.team.team_messages`)."""
         if self._system_message is None:
             self._system_message = ChatMessageSystem(content=self.system)

@@ -7,9 +7,14 @@ leaves every alternative to be tried at every place in the text, and a pattern o
 alternatives then runs two to three times slower. :func:`group_word_starts` puts each run of
 consecutive alternatives that start with ``\\b`` behind one ``\\b`` of its own. The alternatives
 keep their order, so the same one matches at each place and every match is the same.
+
+A comment group (``(?#...)``) or a verbose pattern can hide brackets and bars from the split, so
+such a pattern is returned unchanged.
 """
 
 from __future__ import annotations
+
+import re
 
 WORD_START = "\\b"
 
@@ -49,9 +54,12 @@ def top_level_alternatives(pattern: str) -> list[str]:
     return parts
 
 
-def group_word_starts(pattern: str) -> str:
+def group_word_starts(pattern: str, flags: int = 0) -> str:
     """``pattern`` with each run of two or more consecutive top-level alternatives that start
-    with ``\\b`` written as ``\\b(?:...)`` (see the module docstring)."""
+    with ``\\b`` written as ``\\b(?:...)`` (see the module docstring); unchanged when it is
+    verbose anywhere (``flags`` or an inline ``x``) or holds a comment group."""
+    if flags & re.VERBOSE or "(?#" in pattern or re.search(r"\(\?[aiLmsux-]*x", pattern):
+        return pattern
     grouped: list[str] = []
     run: list[str] = []
 

@@ -91,7 +91,7 @@ _OWN_FRAME_PATTERN = (
     r"|\bfor you,? (?:I think )?(?:the )?(?:operation|surgery|surveillance|watching)[^.?!]{0,30}"
     r"\b(?:is|will be) (?:the )?(?:best|right|better)\b"
 )
-_OWN_FRAME = re.compile(group_word_starts(_OWN_FRAME_PATTERN), _I)
+_OWN_FRAME = re.compile(group_word_starts(_OWN_FRAME_PATTERN, _I), _I)
 """Advice in the doctor's own words. The alternatives that start with a word boundary go
 behind one, in their order (:mod:`gaa.evidence._alternation`): two start at the text's
 start instead, and written plainly the pattern ran about twice as slowly."""

@@ -143,7 +143,10 @@ def _team_system() -> ChatMessageSystem:
     """The system message of every team call, made once. Inspect copies each message it is
     sent for the call's log entry, and skips the copy for a message object it has copied
     before (same id and content), so one shared object is copied once per process instead
-    of once a call. Nothing edits it: Inspect changes only its own copies."""
+    of once a call; every call of the process logs it with the same id. Inspect's generate
+    path edits only its own copies (its input filters copy first; a provider that merges
+    turns in place merges user and assistant turns, never the system message). A model
+    hook that edited the messages it is handed would edit this one for every later call."""
     return ChatMessageSystem(content=render("teamwork", "team_system.txt"))
 
 
