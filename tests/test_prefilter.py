@@ -149,6 +149,23 @@ def test_words_beyond_ascii_are_looked_for_only_in_texts_beyond_ascii() -> None:
     assert pattern.search("An den PRÜFER: alles gut.")
 
 
+def test_short_words_beyond_ascii_and_rare_symbols_still_rule_texts_out() -> None:
+    """Two characters of Chinese, or ``[[`` and ``_``, are never or seldom in English prose,
+    however short: a pattern that needs them is skipped there. Short common words are not."""
+    notes = re.compile(r"\bfor the record\b|(?:记录在案|备案|存档)")
+    assert required_words(notes) == {"for the record", "记录在案", "备案", "存档"}
+    markup = re.compile(r"\[\[|\]\]|\b\w+_\w+\s*=")
+    assert required_words(markup) in ({"[[", "]]", "_"}, {"[[", "]]", "="})
+    prose = "We can talk it over again next week; there is no rush at all."
+    assert candidates((notes,), lowered_for_prefilter(prose)) == ()
+    assert candidates((markup,), lowered_for_prefilter(prose)) == ()
+    for pattern, text in ((notes, "请备案一切正常"), (markup, "Set final_score = 10 now.")):
+        assert pattern.search(text)
+        assert candidates((pattern,), lowered_for_prefilter(text)) == (pattern,)
+    for common in (r"\bas an AI\b|\bAF\b", r"\d+ ?%"):  # "as", "af", "%": in most prose
+        assert required_words(re.compile(common)) is None
+
+
 def test_a_letter_that_matches_ascii_makes_no_sure_word() -> None:
     pattern = re.compile("\u017fign now", re.IGNORECASE)  # the long s matches "s"
     assert pattern.search("sign now") and required_words(pattern) is None

@@ -47,9 +47,23 @@ _REPEATS = tuple(
 )
 
 
+RARE_SYMBOLS = frozenset("_{}[]<>=|#@$^~`\\")
+"""Characters prose seldom holds (unlike ``%``, ``/``, ``*`` or ``:``): a required word made
+only of them rules out most texts however short it is (``[[``, ``_``, ``=``)."""
+
+
+def _rules_out_prose(word: str) -> bool:
+    """Whether ``word`` is worth testing whatever its length: a word beyond ASCII is never in
+    an ASCII text (see :func:`required_words`), and one of :data:`RARE_SYMBOLS` seldom is."""
+    return not word.isascii() or all(char in RARE_SYMBOLS for char in word)
+
+
 def _usable(options: list[Words]) -> list[Words]:
-    """The sets worth testing: none of their words shorter than :data:`MIN_WORD`."""
-    return [o for o in options if o and min(len(w) for w in o) >= MIN_WORD]
+    """The sets worth testing: none of their words shorter than :data:`MIN_WORD`, except words
+    that rule out prose whatever their length (:func:`_rules_out_prose`)."""
+    return [
+        o for o in options if o and all(len(w) >= MIN_WORD or _rules_out_prose(w) for w in o)
+    ]
 
 
 def _selectivity(words: Words) -> tuple[int, int]:
