@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 from typing import Any, Protocol
 
 from inspect_ai.model import (
@@ -319,9 +319,6 @@ class ModelPatient:
     boundary: Boundary | None = None
     history: list[ChatMessage] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    _system_message: ChatMessageSystem | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
 
     @property
     def system(self) -> str:
@@ -333,18 +330,17 @@ class ModelPatient:
         )
         return f"{self.system_prompt.rstrip()}\n\n{note.strip()}"
 
-    def _system_first(self) -> ChatMessageSystem:
+    @cached_property
+    def _system_message(self) -> ChatMessageSystem:
         """The system message, made once from the prompt and boundary (neither changes after
         the patient is made): every turn and status request sends the same object, which
         Inspect copies for its log once instead of once a call (see
         :func:`gaa.teamwork.team.team_messages`)."""
-        if self._system_message is None:
-            self._system_message = ChatMessageSystem(content=self.system)
-        return self._system_message
+        return ChatMessageSystem(content=self.system)
 
     async def _turn(self, user_text: str) -> PatientReply:
         self.history.append(ChatMessageUser(content=user_text))
-        messages = [self._system_first(), *self.history]
+        messages = [self._system_message, *self.history]
         for _attempt in range(2):
             try:
                 output = await self.model.generate(
@@ -373,7 +369,7 @@ class ModelPatient:
     async def _ask_status(self, reply: PatientReply) -> PatientReply:
         request = render("patient", "status_request.txt", operation=self.operation)
         messages = [
-            self._system_first(),
+            self._system_message,
             *self.history,
             ChatMessageUser(content=request),
         ]
