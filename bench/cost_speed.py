@@ -19,7 +19,11 @@ Sections (each prints its figures and the issue's target):
   the fastest of each side is shown too, and the harness's CPU less the replay's in seconds.
   The replay makes GAA's very calls, so it gets cheaper too whenever GAA sends calls that
   cost Inspect less (one message object sent again instead of a new one each call, say): the
-  ratio can rise while the harness gets faster.
+  ratio can rise while the harness gets faster. ``--floor-anew`` adds a second replay whose
+  every message is made anew for each call (a new object and id, built before the timing), as
+  a task that shares no message objects between calls would send them: the other bound of
+  Inspect's floor, since a plain Inspect dialogue shares some objects (its history) and not
+  others.
 - ``offline``: 640 consultations (reference doctor, scripted patient, rules judge) and their
   CPU.
 - ``wall``: wall time over the critical path at 1 s a call (``--latency``), on a few personas.
@@ -272,13 +276,26 @@ def harness_here(personas: str, tag: str, calls_path: str, log_dir: str) -> None
     )
 
 
-def floor_here(calls_path: str, log_dir: str) -> None:
+def made_anew(calls: Calls) -> Calls:
+    """The same calls with every message a new object with a new id, for every call."""
+    return {
+        key: [
+            (role, [type(m).model_validate(m.model_dump(exclude={"id"})) for m in messages], text)
+            for role, messages, text in made
+        ]
+        for key, made in calls.items()
+    }
+
+
+def floor_here(calls_path: str, log_dir: str, anew: bool = False) -> None:
     """A fresh process's bare Inspect replay of the calls in ``calls_path``, after a warm-up
     replay of the :data:`WARM_UP` personas' calls. The process builds no GAA task, so GAA's
     collector tuning is off; its heap holds what ``inspect eval`` loads in this environment
     (Inspect's entry points import GAA's registry). Prints ``{"cpu": seconds, "peak_mb": ..}``."""
     with open(calls_path, "rb") as file:
         calls: Calls = pickle.load(file)
+    if anew:
+        calls = made_anew(calls)
     warm = {key: made for key, made in calls.items() if fnmatch.fnmatch(key, WARM_UP)}
     replay_calls_in_inspect(warm or dict([next(iter(calls.items()))]), log_dir)
     cpu = replay_calls_in_inspect(calls, log_dir)
@@ -359,10 +376,11 @@ def replay_calls_in_inspect(calls: Calls, log_dir: str) -> float:
     return elapsed
 
 
-def cpu_section(personas: str, log_dir: str, repeat: int) -> None:
+def cpu_section(personas: str, log_dir: str, repeat: int, anew: bool = False) -> None:
     print("\n## Harness CPU against Inspect's floor (zero latency, same calls)")
     ours: list[float] = []
     floors: list[float] = []
+    floors_anew: list[float] = []
     peaks: list[tuple[float, float]] = []
     calls_path = str(Path(log_dir) / "calls.pickle")
     for run in range(repeat):
@@ -375,10 +393,17 @@ def cpu_section(personas: str, log_dir: str, repeat: int) -> None:
         floor = in_fresh_process("--floor-run", calls_path, "--log-dir", log_dir)
         floors.append(floor["cpu"])
         peaks.append((harness["peak_mb"], floor["peak_mb"]))
+        if anew:
+            floors_anew.append(
+                in_fresh_process("--floor-run", calls_path, "--log-dir", log_dir, "--floor-anew")[
+                    "cpu"
+                ]
+            )
         print(
             f"run {run + 1}: model calls {harness['calls']}; GAA {ours[-1]:.1f} s CPU (less "
             f"{harness['model_seconds']:.1f} s the scripted models spent on their replies), bare "
             f"Inspect replay {floors[-1]:.1f} s"
+            + (f", messages made anew {floors_anew[-1]:.1f} s" if anew else "")
         )
     os.unlink(calls_path)
     ratios = sorted(o / f for o, f in zip(ours, floors, strict=True))
@@ -396,6 +421,14 @@ def cpu_section(personas: str, log_dir: str, repeat: int) -> None:
         f"harness CPU less the replay's: {extra:.2f} s, {extra / personas_run * 1000:.0f} ms a "
         f"persona (the median over the runs)"
     )
+    if anew:
+        ratios_anew = sorted(o / f for o, f in zip(ours, floors_anew, strict=True))
+        print(
+            f"ratio against the replay with every message made anew: "
+            f"{statistics.median(ratios_anew):.2f} (per run "
+            f"{', '.join(f'{r:.2f}' for r in ratios_anew)}; fastest replay "
+            f"{min(floors_anew):.1f} s)"
+        )
     print(
         f"peak RSS of a run's process: GAA {max(p for p, _ in peaks):.0f} MB, bare Inspect "
         f"replay {max(p for _, p in peaks):.0f} MB"
@@ -471,6 +504,11 @@ def main() -> int:
         "--repeat", type=int, default=5, help="timed runs of the cpu section (median counts)"
     )
     parser.add_argument("--wall-personas", default="I*_M_PNEUMO")
+    parser.add_argument(
+        "--floor-anew",
+        action="store_true",
+        help="cpu section: also replay the calls with every message made anew for each call",
+    )
     # the cpu section's fresh processes
     parser.add_argument("--harness-run", metavar="CALLS", help=argparse.SUPPRESS)
     parser.add_argument("--floor-run", metavar="CALLS", help=argparse.SUPPRESS)
@@ -482,11 +520,11 @@ def main() -> int:
         harness_here(args.personas, args.tag, args.harness_run, args.log_dir)
         return 0
     if args.floor_run:
-        floor_here(args.floor_run, args.log_dir)
+        floor_here(args.floor_run, args.log_dir, args.floor_anew)
         return 0
     sections: dict[str, Callable[[str], None]] = {
         "tokens": lambda log_dir: tokens_section(args.personas, log_dir),
-        "cpu": lambda log_dir: cpu_section(args.personas, log_dir, args.repeat),
+        "cpu": lambda log_dir: cpu_section(args.personas, log_dir, args.repeat, args.floor_anew),
         "offline": offline_section,
         "wall": lambda log_dir: wall_section(args.wall_personas, args.latency, log_dir),
         "startup": lambda log_dir: startup_section(),
