@@ -55,7 +55,7 @@ from _prefix_cache import CallTokens, PrefixCache, block_chain, rendered, shared
 from _prefix_cache import tokenizer as load_tokenizer
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage
 from inspect_ai.solver._task_state import sample_state
 
 from gaa.runs import check_completed
@@ -67,8 +67,8 @@ SUMMARY = json.dumps(
 )
 TEAM_SIZE = 3
 SECTIONS = ("tokens", "cpu", "offline", "wall", "startup")
-Calls = dict[str, list[tuple[str, list[ChatMessage], str]]]
-"""A run's model calls per sample: role, input messages, reply."""
+Calls = dict[str, list[tuple[str, list[ChatMessage], GenerateConfig, str]]]
+"""A run's model calls per sample: role, input messages, generation settings, reply."""
 
 
 def judge_reply(messages: list[ChatMessage]) -> str:
@@ -197,7 +197,11 @@ class Recorder:
             self.model_seconds += time.process_time() - started
             state = sample_state()
             key = str(state.sample_id) if state else "?"
-            self.calls.setdefault(key, []).append((role, list(messages), text))
+            # this call's settings, as the model received them: the scripted model records
+            # the call just before it asks for the reply, with no wait in between at zero
+            # latency (the cpu section's; with latency, calls interleave and this is a guess)
+            config = self.models[role].calls[-1].config
+            self.calls.setdefault(key, []).append((role, list(messages), config, text))
             return text
 
         return respond
@@ -280,8 +284,13 @@ def made_anew(calls: Calls) -> Calls:
     """The same calls with every message a new object with a new id, for every call."""
     return {
         key: [
-            (role, [type(m).model_validate(m.model_dump(exclude={"id"})) for m in messages], text)
-            for role, messages, text in made
+            (
+                role,
+                [type(m).model_validate(m.model_dump(exclude={"id"})) for m in messages],
+                config,
+                text,
+            )
+            for role, messages, config, text in made
         ]
         for key, made in calls.items()
     }
@@ -315,7 +324,7 @@ def replay_calls_in_inspect(calls: Calls, log_dir: str) -> float:
 
     queues: dict[tuple[str, str], list[str]] = {}
     for key, sample_calls in calls.items():
-        for role, _, text in sample_calls:
+        for role, _, _, text in sample_calls:
             queues.setdefault((key, role), []).append(text)
 
     def replier(role: str) -> Callable[[list[ChatMessage]], str]:
@@ -333,9 +342,9 @@ def replay_calls_in_inspect(calls: Calls, log_dir: str) -> float:
     }
 
     async def replay_calls(sample_id: object, roles: set[str]) -> None:
-        for role, messages, _ in calls[str(sample_id)]:
+        for role, messages, config, _ in calls[str(sample_id)]:
             if role in roles:
-                await get_model(role=role).generate(messages)
+                await get_model(role=role).generate(messages, config=config)
 
     @solver
     def replay() -> Callable[..., Any]:
