@@ -65,6 +65,20 @@ def _all_patterns() -> list[re.Pattern[str]]:
     return patterns
 
 
+_WITH_START_CLASS = re.compile(
+    r"^((?:\(\?#[^)]*\)|\(\?[aiLmsux]+\))*)\(\?=\[(?:\\.|[^\]\\])*\]\)\(\?:(.*)\)$", re.S
+)
+
+
+def _as_written(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """A rule-file pattern as its file writes it: without the look-ahead of its start
+    characters that loading put in front (:mod:`gaa.evidence._start_class`)."""
+    found = _WITH_START_CLASS.match(pattern.pattern)
+    if found is None:
+        return pattern
+    return re.compile(found.group(1) + found.group(2), pattern.flags)
+
+
 def test_every_matching_pattern_is_a_candidate() -> None:
     patterns = tuple(_all_patterns())
     texts = _texts()

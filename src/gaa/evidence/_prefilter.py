@@ -144,12 +144,26 @@ def required_sets(pattern: re.Pattern[str]) -> tuple[Words, ...]:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     except re.error:
         return ()
-    usable = sorted(_usable(_options(list(parsed))), key=_selectivity)
+    usable = sorted(_usable(_options(_unwrapped(list(parsed)))), key=_selectivity)
     if not usable:
         return ()
     *rest, best = usable
     # a part whose words are as common as "you" rules out no text: it would only slow the scan
     return (best, *(o for o in reversed(rest) if min(len(w) for w in o) >= MIN_PART_WORD))
+
+
+def _unwrapped(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """A pattern's items, read through leading look-arounds and one plain group around the rest
+    (``(?=[rg])(?:A B)``, as :mod:`gaa.evidence._start_class` writes a pattern): every part of
+    that group is required, so each can be a required set, as written without the group."""
+    rest = list(items)
+    while rest and rest[0][0] is sre.ASSERT:
+        rest.pop(0)
+    if len(rest) == 1 and rest[0][0] is sre.SUBPATTERN:
+        group, add_flags, del_flags, body = rest[0][1]
+        if group is None and not add_flags and not del_flags:
+            return _unwrapped(list(body))
+    return items
 
 
 _Need = tuple[Words, bool]

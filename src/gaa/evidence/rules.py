@@ -22,6 +22,7 @@ from gaa.evidence._prefilter import (
     lowered_for_prefilter,
     share_vocabulary,
 )
+from gaa.evidence._start_class import with_start_class
 
 Severity = Literal["critical", "major"]
 _NEGATION = re.compile(
@@ -299,7 +300,7 @@ def compile_patterns(patterns: Any, where: str) -> tuple[re.Pattern[str], ...]:
     compiled = []
     for pattern in patterns:
         try:
-            compiled.append(re.compile(pattern, re.IGNORECASE | re.MULTILINE))
+            compiled.append(with_start_class(re.compile(pattern, re.IGNORECASE | re.MULTILINE)))
         except (re.error, TypeError) as exc:
             raise RuleDataError(f"{where}: invalid pattern {pattern!r}: {exc}") from None
     return tuple(compiled)
