@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from gaa.teamwork.replies import (
     ranking_schema,
     reply_token_budget,
 )
-from gaa.teamwork.team import _team_system
+from gaa.teamwork.team import Team, _team_system
 from gaa.testing import ScriptedModel, TeamScript, team_role
 
 OPTIONS = {"A": "alpha", "B": "beta", "C": "gamma", "D": "delta", "E": "epsilon"}
@@ -374,3 +375,18 @@ async def test_every_team_call_sends_the_one_system_message() -> None:
     assert all(m is shared for m in first)  # the one object, not copies with its id
     made_anew = ChatMessageSystem(content=render("teamwork", "team_system.txt"))
     assert shared.model_dump(exclude={"id"}) == made_anew.model_dump(exclude={"id"})  # unedited
+
+
+async def test_a_finished_deliberation_frees_its_team_without_the_cycle_collector() -> None:
+    """A team in a reference cycle would keep every reply of the deliberation alive until a
+    full collection, and every collection before it would walk them."""
+    script = ScriptedModel(TeamScript().respond)
+    gc.collect()
+    gc.disable()
+    try:
+        result = await deliberate(BATCH, TeamworkConfig.parse("all", 3), [script.model])
+        teams = [o for o in gc.get_objects() if isinstance(o, Team)]
+    finally:
+        gc.enable()
+    assert result.outcomes and len(script.calls) > 5
+    assert teams == []

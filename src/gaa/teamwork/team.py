@@ -27,7 +27,6 @@ from inspect_ai.util import JSONSchema
 from pydantic import BaseModel, Field
 
 from gaa._limits import ends_sample
-from gaa._memo import by_identity
 from gaa._templates import render
 from gaa.teamwork.config import TeamworkConfig
 from gaa.teamwork.ledger import CallLedger, CallRecord, Phase
@@ -294,10 +293,10 @@ class Team:
         self._call_configs: dict[
             tuple[int, int], tuple[Model, GenerateConfig | None, GenerateConfig]
         ] = {}
-        self._member_config: Callable[[Model], GenerateConfig] = by_identity(
-            self._make_member_config
-        )
-        """The same for every member call with a model: worked out once per model."""
+        self._member_configs: dict[int, tuple[Model, GenerateConfig]] = {}
+        """The same for every member call with a model: worked out once per model (a plain
+        dict, not a memo wrapping a bound method, which would put the team in a reference
+        cycle and keep its replies alive until a full garbage collection)."""
         self.smm: SharedMentalModel | None = None
         self.trust: dict[int, float] | None = None
         self.report: str | None = None
@@ -470,6 +469,12 @@ class Team:
             merged = with_settings(model, config or GenerateConfig(), self.settings)
             self._call_configs[key] = (model, config, merged)  # holding the keys' objects
         return self._call_configs[key][2]
+
+    def _member_config(self, model: Model) -> GenerateConfig:
+        entry = self._member_configs.get(id(model))
+        if entry is None or entry[0] is not model:
+            entry = self._member_configs[id(model)] = (model, self._make_member_config(model))
+        return entry[1]
 
     def _make_member_config(self, model: Model) -> GenerateConfig:
         """A bounded reply on every provider: the schema where the runtime constrains output,
