@@ -5,11 +5,14 @@ dotted and dotless I); the prefilter reads the same required words from both."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
-from test_prefilter import _all_patterns, _as_written, _texts
+import yaml
+from test_prefilter import _all_patterns, _strings, _texts
 
+from gaa._resources import prompts_dir
 from gaa.evidence._prefilter import required_sets
 from gaa.evidence._start_class import start_class, with_start_class
 
@@ -45,6 +48,10 @@ def test_the_class_holds_every_character_a_match_can_start_with(
         (r"abc|abd", 0),  # case-sensitive letters: re skips ahead itself
         ("\\b(?:a|b) # c\n", _FLAGS | re.VERBOSE),
         (r"\b(?:" + "|".join("abcdefghijklmnopq") + ")", _FLAGS),  # too many characters
+        (r"(a)?\1b", _FLAGS),  # a back-reference that can come first
+        (r"(?=ab)", _FLAGS),  # only a look-around: matches nothing
+        (r"(a)?(?(1)b|c)", _FLAGS),  # a conditional group
+        (r"\b(?:\U00010400x|ab)", _FLAGS),  # a start character beyond the BMP
     ],
 )
 def test_patterns_without_a_sure_and_useful_class_are_left_as_they_are(
@@ -63,6 +70,10 @@ def test_leading_comments_and_flags_stay_in_front_and_groups_keep_their_numbers(
     flagged = with_start_class(re.compile(r"(?i)\bab|\bcd", re.MULTILINE))
     assert flagged.pattern.startswith("(?i)(?=[")
     assert flagged.findall("xx CD ab") == ["CD", "ab"]
+    escaped = re.compile(r"(?#x\)(a)foo", _FLAGS)  # "\)" does not end a comment
+    moved = with_start_class(escaped)
+    assert moved.groups == escaped.groups == 0
+    assert [m.span() for m in moved.finditer("foo afoo")] == [(0, 3), (5, 8)]
 
 
 def _folded_variants(text: str) -> list[str]:
@@ -74,24 +85,91 @@ def _folded_variants(text: str) -> list[str]:
     ]
 
 
+def _rule_file_patterns() -> list[tuple[re.Pattern[str], re.Pattern[str]]]:
+    """Every string of the rule files that compiles, as the files write it, with the flags
+    the rules load it with, and as loading writes it (only those loading changes)."""
+    pairs = []
+    for path in sorted((prompts_dir() / "evidence").glob("*.yaml")):
+        for source in dict.fromkeys(_strings(yaml.safe_load(path.read_text(encoding="utf-8")))):
+            try:
+                written = re.compile(source, _FLAGS)
+            except re.error:
+                continue
+            if (loaded := with_start_class(written)) is not written:
+                pairs.append((written, loaded))
+    return pairs
+
+
 def test_every_rule_file_pattern_matches_the_same_with_its_class() -> None:
-    patterns = [p for p in dict.fromkeys(_all_patterns()) if p is not _as_written(p)]
-    assert len(patterns) > 300  # most rule-file patterns get a class
+    pairs = _rule_file_patterns()
+    assert len(pairs) > 300  # most rule-file patterns get a class
     texts = [v for t in _texts()[::6] for v in _folded_variants(t)]
     assert len(texts) > 1500
     found = 0
-    for pattern in patterns:
-        written = _as_written(pattern)
+    for written, loaded in pairs:
         for text in texts:
-            ours = [(m.span(), m.groups()) for m in pattern.finditer(text)]
+            ours = [(m.span(), m.groups()) for m in loaded.finditer(text)]
             theirs = [(m.span(), m.groups()) for m in written.finditer(text)]
             assert ours == theirs, (written.pattern, text)
             found += bool(ours)
     assert found > 1000  # the texts exercise the patterns, not only their misses
 
 
+def test_loading_gives_the_rules_their_classes() -> None:
+    loaded = {p.pattern for p in _all_patterns()}
+    assert sum(ours.pattern in loaded for _, ours in _rule_file_patterns()) > 300
+
+
 def test_the_prefilter_reads_the_same_words_with_the_class() -> None:
-    changed = [p for p in dict.fromkeys(_all_patterns()) if p is not _as_written(p)]
-    assert changed
-    for pattern in changed:
-        assert required_sets(pattern) == required_sets(_as_written(pattern)), pattern.pattern
+    for written, loaded in _rule_file_patterns():
+        assert required_sets(loaded) == required_sets(written), written.pattern
+
+
+_START_CHARACTERS = [
+    "]",
+    "\\",
+    "^",
+    "-",
+    " ",
+    "\t",
+    "k",
+    "K",
+    "s",
+    "\u017f",
+    "\u212a",
+    "\u0130",
+    "\u0131",
+    "\u03c3",
+    "\u03c2",
+    "\u03a3",
+    "\u00df",
+    "\u1e9e",
+    "\u00b5",
+    "\ufb01",
+    "\U00010400",
+    "\U00010428",
+    "\U0001f600",
+    "#",
+    "[",
+    ")",
+]
+
+
+@pytest.mark.parametrize("flags", [_FLAGS, _FLAGS | re.ASCII, re.MULTILINE])
+def test_made_up_patterns_match_the_same_with_their_class(flags: int) -> None:
+    """Start characters that need escaping in a class, that fold in unusual ways, or that lie
+    beyond the Basic Multilingual Plane (where ``re`` folds a class member and a lone letter
+    differently: such a pattern keeps no class)."""
+    texts = [" ".join(pair) + " x" for pair in itertools.product(_START_CHARACTERS, repeat=2)]
+    texts += [a + b + "yz" for a, b in itertools.product(_START_CHARACTERS, repeat=2)]
+    changed = 0
+    for first, second in itertools.combinations(_START_CHARACTERS, 2):
+        source = rf"\b(?:{re.escape(first)}y?z?|{re.escape(second)}(x|yz))"
+        written = re.compile(source, flags)
+        loaded = with_start_class(written)
+        changed += loaded is not written
+        for text in texts:
+            ours = [(m.span(), m.groups()) for m in loaded.finditer(text)]
+            theirs = [(m.span(), m.groups()) for m in written.finditer(text)]
+            assert ours == theirs, (source, text)
+    assert changed > 100

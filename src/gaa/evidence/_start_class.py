@@ -14,8 +14,10 @@ with the pattern's own flags, so case folding is the same), and the rest of the 
 unchanged inside a non-capturing group: every match, its groups and their numbers are the same.
 A pattern is returned as it is when no such class is sure (a match could start with any
 character, or with nothing), when the class would reject too few places to pay for itself,
-or when ``re`` already skips ahead on it. Leading comment and flag groups stay in front, so a
-pattern still starts with its ``(?#...)`` marker.
+or when ``re`` already skips ahead on it, and also when a start character lies beyond the Basic
+Multilingual Plane (see :data:`MAX_CLASS_CODE`). Leading comment and flag groups stay in front,
+so a pattern still starts with its ``(?#...)`` marker; the pattern written is kept only if it
+parses as the look-ahead and then exactly the pattern it came from, with the same groups.
 """
 
 from __future__ import annotations
@@ -33,8 +35,14 @@ _REPEATS = frozenset(
     for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
     if hasattr(sre, name)
 )
-_LEADING_GROUPS = re.compile(r"(?:\(\?#[^)]*\)|\(\?[aiLmsux]+\))*")
-"""Comment groups and global flag groups at a pattern's start."""
+_LEADING_GROUPS = re.compile(r"(?:\(\?#[^)\\]*\)|\(\?[aiLmsux]+\))*")
+r"""Comment groups and global flag groups at a pattern's start (a comment holding a backslash
+is left to the rest: ``\)`` does not end a comment)."""
+MAX_CLASS_CODE = 0xFFFF
+"""Python's ``re`` (3.11 at least) does not fold a case-insensitive class member beyond the
+Basic Multilingual Plane the way it folds the same letter written alone (``(?i)[\U00010400a]``
+misses the Deseret letter ``(?i)\U00010400`` matches): a start character beyond it leaves the
+pattern as it is."""
 
 
 class _NoClass(Exception):
@@ -94,11 +102,13 @@ def start_class(pattern: re.Pattern[str]) -> str | None:
     try:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
         starts, can_be_empty = _sequence_starts(list(parsed))
-    except (_NoClass, re.error):
+    except (_NoClass, re.error, RecursionError):
         return None
     if can_be_empty or not starts:
         return None
     characters = {chr(code) for _, code in starts}
+    if any(ord(c) > MAX_CLASS_CODE for c in characters):
+        return None
     folded = {c.lower() for c in characters} if pattern.flags & re.IGNORECASE else characters
     if len(folded) > MAX_START_CHARACTERS:
         return None
@@ -127,4 +137,35 @@ def with_start_class(pattern: re.Pattern[str]) -> re.Pattern[str]:
     source = pattern.pattern
     leading = _LEADING_GROUPS.match(source)
     end = leading.end() if leading else 0
-    return re.compile(f"{source[:end]}(?={found})(?:{source[end:]})", pattern.flags)
+    try:
+        written = re.compile(f"{source[:end]}(?={found})(?:{source[end:]})", pattern.flags)
+    except re.error:
+        return pattern
+    return written if _same_shape(written, pattern) else pattern
+
+
+def _same_shape(written: re.Pattern[str], pattern: re.Pattern[str]) -> bool:
+    """Whether ``written`` parses as a look-ahead and then exactly ``pattern``'s parse (a plain
+    group around it may be kept or dissolved by the parser): a split that cut a leading group
+    would show here."""
+    if (written.groups, written.groupindex) != (pattern.groups, pattern.groupindex):
+        return False
+    items = list(sre_parse.parse(written.pattern, written.flags))
+    if not items or items[0][0] is not sre.ASSERT or items[0][1][0] != 1:
+        return False
+    rest = items[1:]
+    readings = [_tree(rest)]
+    if len(rest) == 1 and rest[0][0] is sre.SUBPATTERN:
+        group, add_flags, del_flags, body = rest[0][1]
+        if group is None and not add_flags and not del_flags:
+            readings.append(_tree(body))
+    return _tree(sre_parse.parse(pattern.pattern, pattern.flags)) in readings
+
+
+def _tree(node: Any) -> Any:
+    """A parse tree as nested tuples, to compare."""
+    if isinstance(node, sre_parse.SubPattern):
+        return tuple(_tree(item) for item in node.data)
+    if isinstance(node, list | tuple):
+        return tuple(_tree(item) for item in node)
+    return node
