@@ -40,11 +40,12 @@ CANDIDATES_CACHE_SIZE = 256
 a sentence holds few of a plan's words, so the same few sets come again and again (94% of the
 time on the project's test sentences). An entry takes about 500 bytes, so at most about 5 MB
 for the rule files' 38 plans."""
-_REPEATS = tuple(
+REPEATS = tuple(
     getattr(sre, name)
     for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
     if hasattr(sre, name)
 )
+"""The parser's repeat operators (possessive ones from Python 3.11 on)."""
 
 
 RARE_SYMBOLS = frozenset("_{}[]<>=|#@$^~`\\")
@@ -109,7 +110,7 @@ def _options(items: list[tuple[Any, Any]]) -> list[Words]:
             branches = [_sequence(list(branch)) for branch in arg[1]]
             if all(b is not None for b in branches):
                 found = frozenset().union(*(b for b in branches if b is not None))
-        elif op in _REPEATS:
+        elif op in REPEATS:
             low, _, body = arg
             if low >= 1:
                 found = _sequence(list(body))

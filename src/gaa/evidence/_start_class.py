@@ -27,14 +27,11 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
+from gaa.evidence._prefilter import REPEATS
+
 MAX_START_CHARACTERS = 16
 """A class of more characters (upper and lower case counted once) rejects too few places."""
 _ZERO_WIDTH = frozenset({sre.AT, sre.ASSERT, sre.ASSERT_NOT})
-_REPEATS = frozenset(
-    getattr(sre, name)
-    for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
-    if hasattr(sre, name)
-)
 _LEADING_GROUPS = re.compile(r"(?:\(\?#[^)\\]*\)|\(\?[aiLmsux]+\))*")
 r"""Comment groups and global flag groups at a pattern's start (a comment holding a backslash
 is left to the rest: ``\)`` does not end a comment)."""
@@ -75,7 +72,7 @@ def _item_starts(op: Any, arg: Any) -> tuple[list[Item], bool]:
             starts += found
             empty = empty or can_be_empty
         return starts, empty
-    if op in _REPEATS:
+    if op in REPEATS:
         low, _, body = arg
         found, can_be_empty = _sequence_starts(list(body))
         return found, can_be_empty or low == 0
@@ -121,7 +118,7 @@ def _tried_everywhere(parsed: Any, characters: set[str], flags: int) -> bool:
     """Whether ``re`` tries the pattern at every place: it skips ahead by itself when the
     pattern starts with characters that have no case (or any, matched case-sensitively)."""
     first = parsed[0][0]
-    if first in _ZERO_WIDTH or first in _REPEATS:
+    if first in _ZERO_WIDTH or first in REPEATS:
         return True
     if not flags & re.IGNORECASE:
         return False

@@ -293,10 +293,10 @@ class Team:
         self._call_configs: dict[
             tuple[int, int], tuple[Model, GenerateConfig | None, GenerateConfig]
         ] = {}
-        self._member_configs: dict[int, tuple[Model, GenerateConfig]] = {}
-        """The same for every member call with a model: worked out once per model (a plain
-        dict, not a memo wrapping a bound method, which would put the team in a reference
-        cycle and keep its replies alive until a full garbage collection)."""
+        self._member_configs = [self._make_member_config(model) for model in self.models]
+        """Every member call's settings, per model index: worked out once (plain values, not a
+        memo wrapping a bound method, which would put the team in a reference cycle and keep
+        its replies alive until a full garbage collection)."""
         self.smm: SharedMentalModel | None = None
         self.trust: dict[int, float] | None = None
         self.report: str | None = None
@@ -457,7 +457,7 @@ class Team:
             model=self.models[member.model_index],
             messages=team_messages(self.context, request),
             parse=lambda text: parse_member_reply(text, self.batch),
-            config=self._member_config(self.models[member.model_index]),
+            config=self._member_configs[member.model_index],
         )
 
     def _call_config(self, model: Model, config: GenerateConfig | None) -> GenerateConfig:
@@ -469,12 +469,6 @@ class Team:
             merged = with_settings(model, config or GenerateConfig(), self.settings)
             self._call_configs[key] = (model, config, merged)  # holding the keys' objects
         return self._call_configs[key][2]
-
-    def _member_config(self, model: Model) -> GenerateConfig:
-        entry = self._member_configs.get(id(model))
-        if entry is None or entry[0] is not model:
-            entry = self._member_configs[id(model)] = (model, self._make_member_config(model))
-        return entry[1]
 
     def _make_member_config(self, model: Model) -> GenerateConfig:
         """A bounded reply on every provider: the schema where the runtime constrains output,
