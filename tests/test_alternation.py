@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_prefilter import _all_patterns, _as_written, _texts
+from test_prefilter import _rule_file_sources, _texts
 
 from gaa.evidence import stance
 from gaa.evidence._alternation import group_word_starts, top_level_alternatives
@@ -97,7 +97,7 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
 def test_grouped_patterns_find_what_the_plain_ones_find() -> None:
     plain = re.compile(stance._OWN_FRAME_PATTERN, stance._OWN_FRAME.flags)
     grouped = [(plain, stance._OWN_FRAME)]
-    for pattern in map(_as_written, _all_patterns()):
+    for pattern in _rule_file_sources():
         if (source := group_word_starts(pattern.pattern, pattern.flags)) != pattern.pattern:
             grouped.append((pattern, re.compile(source, pattern.flags)))
     texts = _texts()

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from gaa._memo import by_identity
+from gaa._resources import prompts_dir
 from gaa.evidence._prefilter import (
     _plan,
     candidates,
@@ -65,18 +66,17 @@ def _all_patterns() -> list[re.Pattern[str]]:
     return patterns
 
 
-_WITH_START_CLASS = re.compile(
-    r"^((?:\(\?#[^)\\]*\)|\(\?[aiLmsux]+\))*)\(\?=\[(?:\\.|[^\]\\])*\]\)\(\?:(.*)\)$", re.S
-)
-
-
-def _as_written(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """A rule-file pattern as its file writes it: without the look-ahead of its start
-    characters that loading put in front (:mod:`gaa.evidence._start_class`)."""
-    found = _WITH_START_CLASS.match(pattern.pattern)
-    if found is None:
-        return pattern
-    return re.compile(found.group(1) + found.group(2), pattern.flags)
+def _rule_file_sources() -> list[re.Pattern[str]]:
+    """Every string of the rule files that compiles, once, as the file writes it, with the
+    flags the rules load it with (loading may rewrite it: :mod:`gaa.evidence._start_class`)."""
+    written = []
+    for path in sorted((prompts_dir() / "evidence").glob("*.yaml")):
+        for source in dict.fromkeys(_strings(yaml.safe_load(path.read_text(encoding="utf-8")))):
+            try:
+                written.append(re.compile(source, re.IGNORECASE | re.MULTILINE))
+            except re.error:
+                continue
+    return written
 
 
 def test_every_matching_pattern_is_a_candidate() -> None:

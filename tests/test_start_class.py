@@ -9,10 +9,8 @@ import itertools
 import re
 
 import pytest
-import yaml
-from test_prefilter import _all_patterns, _strings, _texts
+from test_prefilter import _all_patterns, _rule_file_sources, _texts
 
-from gaa._resources import prompts_dir
 from gaa.evidence._prefilter import required_sets
 from gaa.evidence._start_class import start_class, with_start_class
 
@@ -86,18 +84,9 @@ def _folded_variants(text: str) -> list[str]:
 
 
 def _rule_file_patterns() -> list[tuple[re.Pattern[str], re.Pattern[str]]]:
-    """Every string of the rule files that compiles, as the files write it, with the flags
-    the rules load it with, and as loading writes it (only those loading changes)."""
-    pairs = []
-    for path in sorted((prompts_dir() / "evidence").glob("*.yaml")):
-        for source in dict.fromkeys(_strings(yaml.safe_load(path.read_text(encoding="utf-8")))):
-            try:
-                written = re.compile(source, _FLAGS)
-            except re.error:
-                continue
-            if (loaded := with_start_class(written)) is not written:
-                pairs.append((written, loaded))
-    return pairs
+    """The rule files' patterns as written and as loading writes them (only those it changes)."""
+    loaded = ((written, with_start_class(written)) for written in _rule_file_sources())
+    return [(written, ours) for written, ours in loaded if ours is not written]
 
 
 def test_every_rule_file_pattern_matches_the_same_with_its_class() -> None:
